@@ -1,0 +1,43 @@
+"""Credentials: where the caller's key or token is read from, and which calls need which. [wire-facts §2]
+
+Developer API and Firebase take an API key (`x-goog-api-key` header or `?key=`; a bearer token works
+too); Vertex AI proper needs an OAuth bearer token; Vertex express mode takes either. By default any
+credential is accepted; `--api-key` makes every other key fail as production fails a bad key.
+The credential names the caller's namespace; it is never logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from emulator import errors
+from emulator.routes import Target
+
+_RPC = {"generateContent": "GenerateContent", "streamGenerateContent": "StreamGenerateContent",
+        "countTokens": "CountTokens"}
+
+
+def _bearer(headers: Mapping[str, str]) -> str:
+    value = headers.get("authorization", "")
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def api_key(headers: Mapping[str, str], query: Mapping[str, str]) -> str:
+    return headers.get("x-goog-api-key", "") or query.get("key", "")
+
+
+def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str, str],
+                 required_key: str | None) -> str:
+    """The caller's namespace (its key or token), or the error production answers with."""
+    token = _bearer(headers)
+    key = "" if target.uses_oauth else api_key(headers, query)
+    if not key and not token:
+        if target.backend == "vertex" and target.family != "firebase-vertex":
+            version = target.version if target.version != "v1beta" else "v1beta1"
+            raise errors.vertex_credentials_missing(version, _RPC.get(target.method, "GenerateContent"))
+        raise errors.unregistered_caller()
+    if key and required_key is not None and key != required_key:
+        service = "aiplatform.googleapis.com" if target.backend == "vertex" else "generativelanguage.googleapis.com"
+        raise errors.api_key_invalid(service)
+    return key or token

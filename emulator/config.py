@@ -1,0 +1,38 @@
+"""Settings: every option with its environment variable and default, in one table."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+# Production's request size limit for generateContent bodies with inline data (20 MiB).
+DEFAULT_MAX_BODY = 20 * 1024 * 1024
+
+
+@dataclass
+class Settings:
+    """Emulator settings. Each field reads GEMINI_EMULATOR_<FIELD> when not given explicitly."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    engine: str = "scripted"
+    api_key: str | None = None  # when set, any other API key is rejected as production rejects one
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    log_level: str = "warning"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = env.get(env_name(f.name))
+            if raw is not None and raw != "":
+                values[f.name] = int(raw) if f.type in ("int", int) else raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def env_name(field_name: str) -> str:
+    return "GEMINI_EMULATOR_" + field_name.upper()

@@ -1,0 +1,253 @@
+"""The error catalogue: every error the emulator sends, with production's status, text and details.
+
+Handlers and engines raise these; only the printers turn them into bytes. Each template cites its
+evidence in ../shared/research/wire-facts.md (section in brackets) so a reader can check it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# HTTP code -> google.rpc.Code name, for the codes production uses. [wire-facts §9]
+STATUS_NAMES: dict[int, str] = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "NOT_IMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+_TYPE_PREFIX = "type.googleapis.com/google.rpc."
+
+
+@dataclass
+class ApiError(Exception):
+    """A Google API error: rendered as {"error": {code, message, status, details?}}."""
+
+    code: int
+    message: str
+    status: str = ""
+    details: list[dict[str, Any]] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.status:
+            self.status = STATUS_NAMES.get(self.code, "UNKNOWN")
+        super().__init__(self.message)
+
+    def envelope(self) -> dict[str, Any]:
+        """The body, in production's key order: code, message, status, details (omitted when empty)."""
+        inner: dict[str, Any] = {"code": self.code, "message": self.message, "status": self.status}
+        if self.details:
+            inner["details"] = self.details
+        return {"error": inner}
+
+
+def debug_info(detail: str) -> dict[str, Any]:
+    return {"@type": _TYPE_PREFIX + "DebugInfo", "detail": detail}
+
+
+def error_info(reason: str, domain: str, metadata: dict[str, str]) -> dict[str, Any]:
+    return {"@type": _TYPE_PREFIX + "ErrorInfo", "reason": reason, "domain": domain, "metadata": metadata}
+
+
+def bad_request(violations: list[tuple[str | None, str]]) -> dict[str, Any]:
+    items = [{"field": f, "description": d} if f else {"description": d} for f, d in violations]
+    return {"@type": _TYPE_PREFIX + "BadRequest", "fieldViolations": items}
+
+
+# --- credentials [wire-facts §2, §9] ---------------------------------------------------------
+
+UNREGISTERED_CALLER = (
+    "Method doesn't allow unregistered callers (callers without established identity). "
+    "Please use API Key or other form of API consumer identity to call this API."
+)
+API_KEY_INVALID = "API key not valid. Please pass a valid API key."
+VERTEX_CREDENTIALS_MISSING = (
+    "API keys are not supported by this API. Expected OAuth2 access token or other authentication "
+    "credentials that assert a principal. See https://cloud.google.com/docs/authentication"
+)
+_VERTEX_MISSING_DETAIL = (
+    "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie "
+    "or other valid authentication credential. See "
+    "https://developers.google.com/identity/sign-in/web/devconsole-project."
+)
+
+
+def unregistered_caller() -> ApiError:
+    """No credential on the Developer API: 403, no details (byte-exact langchaingo trace)."""
+    return ApiError(403, UNREGISTERED_CALLER)
+
+
+def api_key_invalid(service: str = "generativelanguage.googleapis.com") -> ApiError:
+    """A key that the emulator was told to reject (Firebase fixture unary-failure-api-key.json)."""
+    return ApiError(
+        400,
+        API_KEY_INVALID,
+        details=[
+            error_info("API_KEY_INVALID", "googleapis.com", {"service": service}),
+            {"@type": _TYPE_PREFIX + "LocalizedMessage", "locale": "en-US", "message": API_KEY_INVALID},
+        ],
+    )
+
+
+def vertex_credentials_missing(version: str, rpc: str) -> ApiError:
+    """Vertex without an OAuth token (adk-go vertex_enabled trace)."""
+    return ApiError(
+        401,
+        VERTEX_CREDENTIALS_MISSING,
+        details=[
+            debug_info(_VERTEX_MISSING_DETAIL),
+            error_info(
+                "CREDENTIALS_MISSING",
+                "googleapis.com",
+                {
+                    "method": f"google.cloud.aiplatform.{version}.PredictionService.{rpc}",
+                    "service": "aiplatform.googleapis.com",
+                },
+            ),
+        ],
+        headers={"www-authenticate": 'Bearer realm="https://accounts.google.com/"'},
+    )
+
+
+# --- models [wire-facts §9] ----------------------------------------------------------------------
+
+
+def model_not_found(model: str, version: str, method: str) -> ApiError:
+    """Developer API unknown or retired model (Firebase fixture unary-failure-unknown-model.json)."""
+    text = (
+        f"models/{model} is not found for API version {version}, or is not supported for {method}. "
+        "Call ListModels to see the list of available models and their supported methods."
+    )
+    original = f'[ORIGINAL ERROR] generic::not_found: {text} [google.rpc.error_details_ext] {{ message: "{text}" }}'
+    return ApiError(404, text, details=[debug_info(original), debug_info(text)])
+
+
+def model_no_longer_available(model: str) -> ApiError:
+    """A model shut down in 2026 (google/adk-docs#1840 quotes production's 404)."""
+    return ApiError(
+        404,
+        f"This model models/{model} is no longer available. "
+        "Please update your code to use a newer model for the latest features and improvements.",
+    )
+
+
+def vertex_model_not_found(project: str, location: str, model: str) -> ApiError:
+    return ApiError(
+        404,
+        f"Publisher Model `projects/{project}/locations/{location}/publishers/google/models/{model}` was not "
+        "found or your project does not have access to it. Please ensure you are using a valid model version. "
+        "For more information, see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions",
+    )
+
+
+# --- request validation [wire-facts §9; public issue threads quoting production] ---------------
+
+INVALID_ARGUMENT = "Request contains an invalid argument."
+
+
+def invalid_argument(message: str = INVALID_ARGUMENT) -> ApiError:
+    return ApiError(400, message)
+
+
+def field_errors(prefix: str, problems: list[str]) -> ApiError:
+    """Semantic checks: "* GenerateContentRequest.contents: contents is not specified\\n" (one line each)."""
+    return ApiError(400, "".join(f"* {prefix}{p}\n" for p in problems))
+
+
+def contents_not_specified(message: str = "GenerateContentRequest") -> ApiError:
+    return field_errors(f"{message}.", ["contents: contents is not specified"])
+
+
+def parts_empty(message: str, index: int) -> ApiError:
+    return field_errors(f"{message}.", [f"contents[{index}].parts: contents.parts must not be empty."])
+
+
+VALID_ROLES = "Please use a valid role: user, model."
+
+
+def invalid_role() -> ApiError:
+    return ApiError(400, VALID_ROLES)
+
+
+def unknown_name(name: str, path: str) -> tuple[str | None, str]:
+    """One violation: 'Invalid JSON payload received. Unknown name "x" at 'a.b': Cannot find field.'"""
+    where = f" at '{path}'" if path else ""
+    return (path or None, f'Invalid JSON payload received. Unknown name "{name}"{where}: Cannot find field.')
+
+
+def invalid_value(path: str, type_name: str, value_text: str) -> tuple[str | None, str]:
+    """One violation: "Invalid value at 'generation_config.temperature' (TYPE_FLOAT), "abc"."""
+    return (path, f"Invalid value at '{path}' ({type_name}), {value_text}")
+
+
+def payload_violations(violations: list[tuple[str | None, str]]) -> ApiError:
+    """Field-level JSON errors: messages joined by newlines, each also a BadRequest field violation."""
+    return ApiError(400, "\n".join(d for _, d in violations), details=[bad_request(violations)])
+
+
+def invalid_json(snippet: str, column: int) -> ApiError:
+    """Body that is not JSON (ESF's parser wording, with the offending text and a caret under it)."""
+    return ApiError(400, f"Invalid JSON payload received. Unexpected token.\n{snippet}\n{' ' * column}^")
+
+
+ROOT_NOT_OBJECT = "Invalid JSON payload received. Root element must be a message."
+
+
+def root_not_object() -> ApiError:
+    return ApiError(400, ROOT_NOT_OBJECT)
+
+
+def too_deep() -> ApiError:
+    """Emulator limit on nesting (production's parser has one too; its wording is not captured)."""
+    return ApiError(400, "Invalid JSON payload received. Request is nested too deeply.")
+
+
+def not_repeating(name: str, path: str) -> tuple[str | None, str]:
+    """A list given for a singular field."""
+    where = f" at '{path}'" if path else ""
+    return (path or None,
+            f'Invalid JSON payload received. Unknown name "{name}"{where}: Proto field is not repeating, '
+            "cannot start list.")
+
+
+def payload_too_large(limit: int) -> ApiError:
+    return ApiError(400, f"Request payload size exceeds the limit: {limit} bytes.")
+
+
+# --- the rest of the catalogue [wire-facts §9] ----------------------------------------------------
+
+INTERNAL = (
+    "An internal error has occurred. Please retry or report in "
+    "https://developers.generativeai.google/guide/troubleshooting"
+)
+OVERLOADED = (
+    "This model is currently experiencing high demand. Spikes in demand are usually temporary. "
+    "Please try again later."
+)
+CANCELLED = "The operation was cancelled."
+
+
+def internal() -> ApiError:
+    return ApiError(500, INTERNAL)
+
+
+def overloaded() -> ApiError:
+    return ApiError(503, OVERLOADED)
+
+
+def cancelled() -> ApiError:
+    return ApiError(499, CANCELLED, details=[debug_info("[ORIGINAL ERROR] generic::cancelled: ")])
+
+
+def not_implemented(what: str) -> ApiError:
+    """Emulator-only: a method the emulator routes but does not serve yet (no production analogue)."""
+    return ApiError(501, f"The emulator does not implement {what} yet.")

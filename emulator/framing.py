@@ -1,0 +1,62 @@
+"""The stream framers: bytes on the wire for streamGenerateContent. [wire-facts §5]
+
+SSE (`alt=sse`): `data: <one-line JSON>\\r\\n\\r\\n` per chunk; nothing else; the end is the close.
+JSON array (no `alt`): `[` + pretty chunk + (`\\n,\\r\\n` + pretty chunk)* + `\\n]`.
+An error before the first chunk is an ordinary HTTP error (array-wrapped in JSON-array mode); an
+error after it keeps the 200 and appends production's raw pretty `{"error": ...}` tail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from emulator import printers
+from emulator.errors import ApiError
+
+JSON_TYPE = "application/json; charset=UTF-8"
+SSE_TYPE = "text/event-stream"
+SSE_HEADERS = {"content-disposition": "attachment"}
+
+_SSE_PREFIX = b"data: "
+_SSE_END = b"\r\n\r\n"
+_ARRAY_OPEN = b"["
+_ARRAY_SEP = b"\n,\r\n"
+_ARRAY_CLOSE = b"\n]"
+
+
+def sse_event(chunk: dict[str, Any]) -> bytes:
+    return _SSE_PREFIX + printers.line(chunk) + _SSE_END
+
+
+def error_tail(error: ApiError) -> bytes:
+    """Mid-stream failure, SSE mode: the raw pretty envelope, not an SSE event (Firebase fixture
+    vertexai/streaming-failure-error-mid-stream.txt)."""
+    return printers.pretty(error.envelope())
+
+
+def array_error(error: ApiError) -> bytes:
+    """An error before the first element in JSON-array mode: `[{"error": ...}\\n]`."""
+    return _ARRAY_OPEN + printers.indented(error.envelope()) + _ARRAY_CLOSE
+
+
+async def sse(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+    """SSE body: every chunk an event; a failure after the first chunk becomes the error tail."""
+    yield sse_event(first)
+    try:
+        async for chunk in rest:
+            yield sse_event(chunk)
+    except ApiError as error:
+        yield error_tail(error)
+
+
+async def json_array(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+    """JSON-array body, written element by element as chunks arrive."""
+    yield _ARRAY_OPEN + printers.indented(first)
+    try:
+        async for chunk in rest:
+            yield _ARRAY_SEP + printers.indented(chunk)
+    except ApiError as error:
+        # Not captured from production; the array stays parseable and the SDKs see an error element.
+        yield _ARRAY_SEP + printers.indented(error.envelope())
+    yield _ARRAY_CLOSE

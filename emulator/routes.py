@@ -1,0 +1,94 @@
+"""The URL grammar: every path the emulator serves, for the three URL families. [wire-facts §1]
+
+Developer API   /{v1,v1beta,v1alpha}/models/{model}:{method}        GET /{ver}/models[/{model}]
+Vertex AI       /{v1,v1beta1}/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}
+Vertex express  /{v1,v1beta1}/publishers/google/models/{model}:{method}
+Firebase AI     /v1beta/projects/{p}/models/{model}:{method}                        (Developer backend)
+                /v1beta/projects/{p}/locations/{l}/publishers/google/models/{m}:{method}  (Vertex backend)
+
+`match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Methods the emulator serves on a model, and those production has that it does not serve yet.
+SERVED_METHODS = frozenset({"generateContent", "streamGenerateContent", "countTokens"})
+KNOWN_METHODS = SERVED_METHODS | frozenset(
+    {"embedContent", "batchEmbedContents", "computeTokens", "predict", "predictLongRunning",
+     "batchGenerateContent", "countTextTokens"}
+)
+
+DEVELOPER = "developer"
+VERTEX = "vertex"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a URL addresses."""
+
+    action: str  # "call" (POST a model method), "get_model" or "list_models"
+    backend: str  # DEVELOPER or VERTEX: decides response shapes
+    family: str  # "developer", "vertex", "vertex-express", "firebase-developer", "firebase-vertex"
+    version: str
+    model: str = ""
+    method: str = ""
+    project: str = ""
+    location: str = ""
+
+    @property
+    def uses_oauth(self) -> bool:
+        """Vertex proper authenticates with OAuth bearer tokens; everything else takes API keys."""
+        return self.family == "vertex"
+
+
+_SEG = r"[^/:]+"
+_DEV_VERSIONS = r"v1|v1beta|v1alpha"
+_VERTEX_VERSIONS = r"v1|v1beta1"
+
+_POST_RULES: list[tuple[re.Pattern[str], str, str]] = [
+    (re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
+     DEVELOPER, "developer"),
+    (re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/"
+                rf"(?P<location>{_SEG})/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
+     VERTEX, "vertex"),
+    (re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
+     VERTEX, "vertex-express"),
+    (re.compile(rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
+     DEVELOPER, "firebase-developer"),
+    (re.compile(rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+                rf"/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
+     VERTEX, "firebase-vertex"),
+]
+
+_GET_RULES: list[tuple[re.Pattern[str], str, str]] = [
+    (re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/models(?:/(?P<model>{_SEG}))?/?$"), DEVELOPER, "developer"),
+    (re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/(?:projects/(?P<project>{_SEG})/locations/"
+                rf"(?P<location>{_SEG})/)?publishers/google/models(?:/(?P<model>{_SEG}))?/?$"),
+     VERTEX, "vertex"),
+]
+
+
+def match(http_method: str, path: str) -> Target | None:
+    """The target of a request, or None when production would not route it."""
+    if http_method == "POST":
+        for pattern, backend, family in _POST_RULES:
+            m = pattern.match(path)
+            if m and m["method"] in KNOWN_METHODS:
+                return Target("call", backend, family, **_groups(m))
+        return None
+    if http_method in ("GET", "HEAD"):
+        for pattern, backend, family in _GET_RULES:
+            m = pattern.match(path)
+            if m:
+                groups = _groups(m)
+                if family == "vertex" and not groups.get("project"):
+                    family = "vertex-express"
+                return Target("get_model" if groups.get("model") else "list_models", backend, family, **groups)
+    return None
+
+
+def _groups(m: re.Match[str]) -> dict[str, str]:
+    return {k: v for k, v in m.groupdict().items() if v}

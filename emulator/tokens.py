@@ -1,0 +1,93 @@
+"""The token estimator: one function serves countTokens and usageMetadata, so the two always agree.
+
+Not Gemini's tokenizer (that would mean shipping its vocabulary): a deterministic estimate, linear in
+the input, calibrated on real captures. A word piece counts one token per started 6 characters, each
+punctuation mark one token ("What is the capital of France? One word." -> 11, as production counted
+in google-adk-go TestModel_Generate_ok.httprr; "why is the sky blue?" -> 6, js-genai Vertex recording).
+Media parts count a flat 258 tokens, production's documented per-image cost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+_WORDS = re.compile(r"\w+")
+_PUNCT = re.compile(r"[^\w\s]")
+_LONG_WORDS = re.compile(r"\w{7,}")
+MEDIA_TOKENS = 258
+MEDIA_KEYS = ("inlineData", "inline_data", "fileData", "file_data")
+
+
+def count_text(text: str) -> int:
+    """Estimated tokens in a string."""
+    if not text:
+        return 0
+    extra = sum((len(w) - 1) // 6 for w in _LONG_WORDS.findall(text))
+    return len(_WORDS.findall(text)) + len(_PUNCT.findall(text)) + extra
+
+
+def _part_text(part: dict[str, Any]) -> str:
+    if isinstance(part.get("text"), str):
+        return part["text"]
+    for key in ("functionCall", "function_call", "functionResponse", "function_response"):
+        if isinstance(part.get(key), dict):
+            return orjson.dumps(part[key]).decode()
+    for key in ("executableCode", "executable_code"):
+        if isinstance(part.get(key), dict):
+            return str(part[key].get("code", ""))
+    for key in ("codeExecutionResult", "code_execution_result"):
+        if isinstance(part.get(key), dict):
+            return str(part[key].get("output", ""))
+    return ""
+
+
+def count_parts(parts: Iterable[dict[str, Any]]) -> tuple[int, int]:
+    """(text tokens, media tokens) of a list of parts."""
+    text = media = 0
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if any(k in part for k in MEDIA_KEYS):
+            media += MEDIA_TOKENS
+        else:
+            text += count_text(_part_text(part))
+    return text, media
+
+
+def _contents_parts(contents: Iterable[Any]) -> Iterable[dict[str, Any]]:
+    for content in contents:
+        if isinstance(content, dict):
+            yield from (p for p in content.get("parts") or [] if isinstance(p, dict))
+
+
+def count_prompt(
+    contents: list[Any], system_instruction: Any = None, tools: list[Any] | None = None
+) -> tuple[int, int]:
+    """(text tokens, media tokens) for everything the model reads: system instruction, tools, contents."""
+    parts = list(_contents_parts(contents))
+    if isinstance(system_instruction, dict):
+        parts.extend(p for p in system_instruction.get("parts") or [] if isinstance(p, dict))
+    text, media = count_parts(parts)
+    if tools:
+        text += count_text(orjson.dumps(tools).decode())
+    return text, media
+
+
+def modality_details(text: int, media: int) -> list[dict[str, Any]]:
+    """`promptTokensDetails`-style list: TEXT first, IMAGE when media was present."""
+    details = [{"modality": "TEXT", "tokenCount": text}]
+    if media:
+        details.append({"modality": "IMAGE", "tokenCount": media})
+    return details
+
+
+def billable_characters(contents: list[Any], system_instruction: Any = None) -> int:
+    """Vertex `totalBillableCharacters` / `billablePromptUsage.textCount`: non-whitespace characters."""
+    parts = list(_contents_parts(contents))
+    if isinstance(system_instruction, dict):
+        parts.extend(p for p in system_instruction.get("parts") or [] if isinstance(p, dict))
+    return sum(len("".join(p["text"].split())) for p in parts if isinstance(p.get("text"), str))

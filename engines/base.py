@@ -1,0 +1,90 @@
+"""The engine seam: what an engine receives, what it yields, and how engines are found.
+
+An engine gets a parsed, validated `GenerateRequest` and yields `Chunk`s: plain data. It knows nothing
+of URLs, status codes, printing or framing; to fail, it raises an `emulator.errors.ApiError` from the
+catalogue (before its first chunk: an ordinary HTTP error; after: production's mid-stream error tail).
+
+Engines are discovered through the `gemini_emulator.engines` entry-point group, so a third-party
+package can add one:
+
+    [project.entry-points."gemini_emulator.engines"]
+    mine = "my_package.engine:MyEngine"
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Protocol, runtime_checkable
+
+ENTRY_POINT_GROUP = "gemini_emulator.engines"
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    """A validated generateContent / streamGenerateContent request, independent of the URL family."""
+
+    model: str  # catalogue id after alias resolution, e.g. "gemini-2.5-flash"
+    requested_model: str  # the model segment as the caller wrote it
+    backend: str  # "developer" or "vertex" (Firebase proxies map onto one of these)
+    stream: bool
+    namespace: str  # the caller's credential (API key or bearer token); isolates state
+    contents: list[dict[str, Any]]
+    system_instruction: dict[str, Any] | None = None
+    generation_config: dict[str, Any] = field(default_factory=dict)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_config: dict[str, Any] | None = None
+    safety_settings: list[dict[str, Any]] = field(default_factory=list)
+    body: dict[str, Any] = field(default_factory=dict)  # the whole request body, for matchers
+    fingerprint: str = ""  # stable digest of (model, body): same request, same value
+
+    def last_user_text(self) -> str:
+        """Text of the last user turn (all its text parts joined), or ""."""
+        for content in reversed(self.contents):
+            if content.get("role", "user") == "user":
+                texts = [p["text"] for p in content.get("parts", []) if isinstance(p.get("text"), str)]
+                if texts:
+                    return "\n".join(texts)
+        return ""
+
+
+@dataclass
+class Chunk:
+    """One piece of the answer: new parts (Gemini part dicts) and, on the last piece, how it ended."""
+
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str | None = None
+    finish_message: str | None = None
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What the wire layer calls. `generate` is an async generator of chunks."""
+
+    name: str
+
+    def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]: ...
+
+
+class EngineLoadError(Exception):
+    """An engine name that no installed plugin provides, or a plugin that breaks the protocol."""
+
+
+def available_engines() -> dict[str, str]:
+    """Installed engine names and the object each entry point names."""
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def load_engine(name: str, options: dict[str, Any] | None = None) -> Engine:
+    """Instantiate the engine registered under `name`, checking the protocol eagerly."""
+    matches = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not matches:
+        known = ", ".join(sorted(available_engines())) or "none"
+        raise EngineLoadError(f"no engine named {name!r} is installed (installed: {known})")
+    factory = matches[0].load()
+    engine = factory(**(options or {}))
+    missing = [attr for attr in ("name", "generate") if not hasattr(engine, attr)]
+    if missing:
+        raise EngineLoadError(f"engine {name!r} ({matches[0].value}) lacks {', '.join(missing)}")
+    return engine
