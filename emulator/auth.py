@@ -13,8 +13,11 @@ from collections.abc import Mapping
 from emulator import errors
 from emulator.routes import Target
 
-_RPC = {"generateContent": "GenerateContent", "streamGenerateContent": "StreamGenerateContent",
-        "countTokens": "CountTokens"}
+_RPC = {
+    "generateContent": "GenerateContent",
+    "streamGenerateContent": "StreamGenerateContent",
+    "countTokens": "CountTokens",
+}
 
 
 def _bearer(headers: Mapping[str, str]) -> str:
@@ -27,8 +30,7 @@ def api_key(headers: Mapping[str, str], query: Mapping[str, str]) -> str:
     return headers.get("x-goog-api-key", "") or query.get("key", "")
 
 
-def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str, str],
-                 required_key: str | None) -> str:
+def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str, str], required_key: str | None) -> str:
     """The caller's namespace (its key or token), or the error production answers with."""
     token = _bearer(headers)
     key = "" if target.uses_oauth else api_key(headers, query)

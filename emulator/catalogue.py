@@ -28,8 +28,9 @@ class Catalogue:
     def listing(self) -> list[dict[str, Any]]:
         return list(self.models.values())
 
-    def resolve(self, model: str, method: str, version: str, backend: str, project: str = "",
-                location: str = "") -> str:
+    def resolve(
+        self, model: str, method: str, version: str, backend: str, project: str = "", location: str = ""
+    ) -> str:
         """The catalogue id serving `model` for `method`, or the 404 production sends."""
         model_id = model.removeprefix("models/")
         entry = self.models.get(model_id)

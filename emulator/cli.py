@@ -22,43 +22,61 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gemini-emulator {__version__}")
     commands = parser.add_subparsers(dest="command")
-    serve = commands.add_parser("serve", help="run the emulator (the default command)",
-                                description="Serve the Gemini API on HOST:PORT until interrupted.",
-                                argument_default=argparse.SUPPRESS)
+    serve = commands.add_parser(
+        "serve",
+        help="run the emulator (the default command)",
+        description="Serve the Gemini API on HOST:PORT until interrupted.",
+        argument_default=argparse.SUPPRESS,
+    )
     _serve_options(serve)
-    commands.add_parser("engines", help="list the installed answer engines",
-                        description="List engine names usable with --engine.")
+    commands.add_parser(
+        "engines", help="list the installed answer engines", description="List engine names usable with --engine."
+    )
     _serve_options(parser)
     return parser
 
 
 def _serve_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", help=_help("address to bind; use 0.0.0.0 only inside a container", "host",
-                                             DEFAULT_HOST))
+    parser.add_argument(
+        "--host", help=_help("address to bind; use 0.0.0.0 only inside a container", "host", DEFAULT_HOST)
+    )
     parser.add_argument("--port", type=int, help=_help("port to listen on", "port", DEFAULT_PORT))
-    parser.add_argument("--engine", help=_help("answer engine (see `gemini-emulator engines`)", "engine",
-                                               "scripted"))
-    parser.add_argument("--api-key", dest="api_key",
-                        help=_help("accept only this API key; any other gets production's 400 API_KEY_INVALID",
-                                   "api_key", "any key accepted"))
-    parser.add_argument("--max-body-bytes", dest="max_body_bytes", type=int,
-                        help=_help("largest request body accepted", "max_body_bytes", DEFAULT_MAX_BODY))
-    parser.add_argument("--log-level", dest="log_level", choices=["critical", "error", "warning", "info", "debug"],
-                        help=_help("server log level", "log_level", "warning"))
+    parser.add_argument("--engine", help=_help("answer engine (see `gemini-emulator engines`)", "engine", "scripted"))
+    parser.add_argument(
+        "--api-key",
+        dest="api_key",
+        help=_help(
+            "accept only this API key; any other gets production's 400 API_KEY_INVALID", "api_key", "any key accepted"
+        ),
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        dest="max_body_bytes",
+        type=int,
+        help=_help("largest request body accepted", "max_body_bytes", DEFAULT_MAX_BODY),
+    )
+    parser.add_argument(
+        "--log-level",
+        dest="log_level",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help=_help("server log level", "log_level", "warning"),
+    )
 
 
 def banner(settings: Settings) -> str:
     base = f"http://{settings.host}:{settings.port}"
-    return "\n".join([
-        f"gemini-emulator {__version__} serving {base} (engine: {settings.engine})",
-        "  Developer API  /v1/models/{model}:{generateContent,streamGenerateContent,countTokens}  (also /v1beta)",
-        "  Vertex AI      /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}  (also /v1)",
-        "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
-        "  Point an SDK at it:",
-        f"    export GOOGLE_GEMINI_BASE_URL={base}    # google-genai (Python) reads this",
-        f"    genai.Client(api_key='any', http_options=types.HttpOptions(base_url='{base}'))",
-        f"    new GoogleGenAI({{apiKey: 'any', httpOptions: {{baseUrl: '{base}'}}}})",
-    ])
+    return "\n".join(
+        [
+            f"gemini-emulator {__version__} serving {base} (engine: {settings.engine})",
+            "  Developer API  /v1/models/{model}:{generateContent,streamGenerateContent,countTokens}  (also /v1beta)",
+            "  Vertex AI      /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}  (also /v1)",
+            "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
+            "  Point an SDK at it:",
+            f"    export GOOGLE_GEMINI_BASE_URL={base}    # google-genai (Python) reads this",
+            f"    genai.Client(api_key='any', http_options=types.HttpOptions(base_url='{base}'))",
+            f"    new GoogleGenAI({{apiKey: 'any', httpOptions: {{baseUrl: '{base}'}}}})",
+        ]
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -67,8 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, target in sorted(available_engines().items()):
             print(f"{name}\t{target}")
         return 0
-    settings = Settings.from_env(host=args.host, port=args.port, engine=args.engine, api_key=args.api_key,
-                                 max_body_bytes=args.max_body_bytes, log_level=args.log_level)
+    settings = Settings.from_env(
+        host=args.host,
+        port=args.port,
+        engine=args.engine,
+        api_key=args.api_key,
+        max_body_bytes=args.max_body_bytes,
+        log_level=args.log_level,
+    )
     try:
         engine = load_engine(settings.engine)
     except EngineLoadError as exc:
@@ -81,6 +105,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = create_app(settings, engine)
     print(banner(settings), flush=True)
     # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere.
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
-                access_log=False, server_header=False, lifespan="off", timeout_graceful_shutdown=5)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        access_log=False,
+        server_header=False,
+        lifespan="off",
+        timeout_graceful_shutdown=5,
+    )
     return 0

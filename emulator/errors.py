@@ -214,9 +214,11 @@ def too_deep() -> ApiError:
 def not_repeating(name: str, path: str) -> tuple[str | None, str]:
     """A list given for a singular field."""
     where = f" at '{path}'" if path else ""
-    return (path or None,
-            f'Invalid JSON payload received. Unknown name "{name}"{where}: Proto field is not repeating, '
-            "cannot start list.")
+    return (
+        path or None,
+        f'Invalid JSON payload received. Unknown name "{name}"{where}: Proto field is not repeating, '
+        "cannot start list.",
+    )
 
 
 def payload_too_large(limit: int) -> ApiError:
@@ -230,8 +232,7 @@ INTERNAL = (
     "https://developers.generativeai.google/guide/troubleshooting"
 )
 OVERLOADED = (
-    "This model is currently experiencing high demand. Spikes in demand are usually temporary. "
-    "Please try again later."
+    "This model is currently experiencing high demand. Spikes in demand are usually temporary. Please try again later."
 )
 CANCELLED = "The operation was cancelled."
 

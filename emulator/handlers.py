@@ -83,8 +83,9 @@ async def call(ctx: Context, request: Request, target: Target) -> Response:
         body = validate.parse_body(raw)
         message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
         validate.check_fields(body, message, target.backend, target.version)
-        model = ctx.catalogue.resolve(target.model, target.method, target.version, target.backend,
-                                      target.project, target.location)
+        model = ctx.catalogue.resolve(
+            target.model, target.method, target.version, target.backend, target.project, target.location
+        )
         int_enums = enums.wants_int_enums(request.query_params.get("$alt", ""))
         if target.method == "countTokens":
             return _count_tokens(target, body, int_enums)
@@ -106,8 +107,9 @@ async def call(ctx: Context, request: Request, target: Target) -> Response:
     return StreamingResponse(frame(first, chunks), headers=headers)
 
 
-def _generate_request(target: Target, model: str, body: dict[str, Any], namespace: str,
-                      stream: bool) -> GenerateRequest:
+def _generate_request(
+    target: Target, model: str, body: dict[str, Any], namespace: str, stream: bool
+) -> GenerateRequest:
     contents = validate.check_contents(body.get("contents"))
     return GenerateRequest(
         model=model,
@@ -141,16 +143,18 @@ def fingerprint(model: str, body: dict[str, Any]) -> str:
 
 def _usage(contents: list[Any], system: Any, tools: list[Any] | None) -> responses.Usage:
     text, media = tokens.count_prompt(contents, system, tools)
-    return responses.Usage(prompt_text=text, prompt_media=media,
-                           billable_chars=tokens.billable_characters(contents, system))
+    return responses.Usage(
+        prompt_text=text, prompt_media=media, billable_chars=tokens.billable_characters(contents, system)
+    )
 
 
 def _count_tokens(target: Target, body: dict[str, Any], int_enums: bool) -> Response:
     inner = _get(body, "generateContentRequest", "generate_content_request") or {}
     contents = _get(body, "contents") or _get(inner, "contents")
     validate.check_contents(contents, "CountTokensRequest" if "contents" in body else "GenerateContentRequest")
-    system = _get(body, "systemInstruction", "system_instruction") or _get(inner, "systemInstruction",
-                                                                           "system_instruction")
+    system = _get(body, "systemInstruction", "system_instruction") or _get(
+        inner, "systemInstruction", "system_instruction"
+    )
     tools = _get(body, "tools") or _get(inner, "tools")
     answer = responses.count_tokens(target.backend, _usage(contents, system, tools))
     return json_response(_encode(answer, target, int_enums))
@@ -175,12 +179,14 @@ async def _collect(chunks: AsyncIterator[Chunk]) -> Chunk:
     return merged
 
 
-async def _built(chunks: AsyncIterator[Chunk], builder: responses.ResponseBuilder, target: Target,
-                 int_enums: bool) -> AsyncIterator[dict[str, Any]]:
+async def _built(
+    chunks: AsyncIterator[Chunk], builder: responses.ResponseBuilder, target: Target, int_enums: bool
+) -> AsyncIterator[dict[str, Any]]:
     """Engine chunks as response bodies; the final one is the chunk carrying a finish reason."""
     async for chunk in chunks:
-        body = builder.build(chunk.parts, chunk.finish_reason, chunk.finish_message,
-                             final=chunk.finish_reason is not None, stream=True)
+        body = builder.build(
+            chunk.parts, chunk.finish_reason, chunk.finish_message, final=chunk.finish_reason is not None, stream=True
+        )
         yield _encode(body, target, int_enums)
 
 

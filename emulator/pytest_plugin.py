@@ -48,8 +48,15 @@ def start(settings: Settings | None = None) -> RunningEmulator:
     host = settings.host
     port = settings.port if settings.port else _free_port(host)
     settings.port = port
-    config = uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning", access_log=False,
-                            server_header=False, lifespan="off")
+    config = uvicorn.Config(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        lifespan="off",
+    )
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     thread = threading.Thread(target=server.run, name=f"gemini-emulator:{port}", daemon=True)

@@ -109,15 +109,22 @@ class ResponseBuilder:
         if self.backend == VERTEX:
             self._ctime = create_time(self.fingerprint)
 
-    def build(self, parts: list[dict[str, Any]], finish_reason: str | None, finish_message: str | None,
-              final: bool, stream: bool) -> dict[str, Any]:
+    def build(
+        self,
+        parts: list[dict[str, Any]],
+        finish_reason: str | None,
+        finish_message: str | None,
+        final: bool,
+        stream: bool,
+    ) -> dict[str, Any]:
         vertex = self.backend == VERTEX
         ordered = [order_part(p) for p in parts]
         self.usage.candidates += tokens.count_parts(ordered)[0]
         candidate: dict[str, Any] = {}
         if ordered:
-            candidate["content"] = {"role": "model", "parts": ordered} if vertex else {
-                "parts": ordered, "role": "model"}
+            candidate["content"] = (
+                {"role": "model", "parts": ordered} if vertex else {"parts": ordered, "role": "model"}
+            )
         elif not vertex:
             candidate["content"] = {"role": "model"}
         if finish_reason:
@@ -179,6 +186,6 @@ def valid_page_token(token: str) -> bool:
 
 def vertex_model_list(models: list[dict[str, Any]]) -> dict[str, Any]:
     """Vertex publisher model list: names only (see docs/conformance.md)."""
-    return {"publisherModels": [
-        {"name": "publishers/google/models/" + m["name"].removeprefix("models/")} for m in models
-    ]}
+    return {
+        "publisherModels": [{"name": "publishers/google/models/" + m["name"].removeprefix("models/")} for m in models]
+    }

@@ -17,8 +17,15 @@ from dataclasses import dataclass
 # Methods the emulator serves on a model, and those production has that it does not serve yet.
 SERVED_METHODS = frozenset({"generateContent", "streamGenerateContent", "countTokens"})
 KNOWN_METHODS = SERVED_METHODS | frozenset(
-    {"embedContent", "batchEmbedContents", "computeTokens", "predict", "predictLongRunning",
-     "batchGenerateContent", "countTextTokens"}
+    {
+        "embedContent",
+        "batchEmbedContents",
+        "computeTokens",
+        "predict",
+        "predictLongRunning",
+        "batchGenerateContent",
+        "countTextTokens",
+    }
 )
 
 DEVELOPER = "developer"
@@ -49,25 +56,45 @@ _DEV_VERSIONS = r"v1|v1beta|v1alpha"
 _VERTEX_VERSIONS = r"v1|v1beta1"
 
 _POST_RULES: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
-     DEVELOPER, "developer"),
-    (re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/"
-                rf"(?P<location>{_SEG})/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
-     VERTEX, "vertex"),
-    (re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
-     VERTEX, "vertex-express"),
-    (re.compile(rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
-     DEVELOPER, "firebase-developer"),
-    (re.compile(rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
-                rf"/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
-     VERTEX, "firebase-vertex"),
+    (re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/models/(?P<model>{_SEG}):(?P<method>\w+)$"), DEVELOPER, "developer"),
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/"
+            rf"(?P<location>{_SEG})/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"
+        ),
+        VERTEX,
+        "vertex",
+    ),
+    (
+        re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
+        VERTEX,
+        "vertex-express",
+    ),
+    (
+        re.compile(rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
+        DEVELOPER,
+        "firebase-developer",
+    ),
+    (
+        re.compile(
+            rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"
+        ),
+        VERTEX,
+        "firebase-vertex",
+    ),
 ]
 
 _GET_RULES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/models(?:/(?P<model>{_SEG}))?/?$"), DEVELOPER, "developer"),
-    (re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/(?:projects/(?P<project>{_SEG})/locations/"
-                rf"(?P<location>{_SEG})/)?publishers/google/models(?:/(?P<model>{_SEG}))?/?$"),
-     VERTEX, "vertex"),
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/(?:projects/(?P<project>{_SEG})/locations/"
+            rf"(?P<location>{_SEG})/)?publishers/google/models(?:/(?P<model>{_SEG}))?/?$"
+        ),
+        VERTEX,
+        "vertex",
+    ),
 ]
 
 

@@ -23,9 +23,18 @@ _DATA = Path(__file__).with_name("wire_fields.json")
 MAX_DEPTH = 64
 ROLES = frozenset({"user", "model", "function", ""})
 
-_SCALARS = {"string": "TYPE_STRING", "bytes": "TYPE_BYTES", "int32": "TYPE_INT32", "int64": "TYPE_INT64",
-            "uint32": "TYPE_UINT32", "float": "TYPE_FLOAT", "double": "TYPE_DOUBLE", "bool": "TYPE_BOOL",
-            "duration": "TYPE_STRING", "timestamp": "TYPE_STRING"}
+_SCALARS = {
+    "string": "TYPE_STRING",
+    "bytes": "TYPE_BYTES",
+    "int32": "TYPE_INT32",
+    "int64": "TYPE_INT64",
+    "uint32": "TYPE_UINT32",
+    "float": "TYPE_FLOAT",
+    "double": "TYPE_DOUBLE",
+    "bool": "TYPE_BOOL",
+    "duration": "TYPE_STRING",
+    "timestamp": "TYPE_STRING",
+}
 _FLOAT_WORDS = frozenset({"NaN", "Infinity", "-Infinity"})
 
 
@@ -54,7 +63,9 @@ def schema() -> Schema:
             table[json_name] = spec
             table[f["proto"]] = spec
         messages[name] = table
-    return Schema(messages, {k: frozenset(v) for k, v in data["enums"].items()})
+    # Enum names compare case-insensitively: production takes the lowercase schema types
+    # ("object", "string") that firebase, ai-sdk 3 and LangChain send.
+    return Schema(messages, {k: frozenset(x.upper() for x in v) for k, v in data["enums"].items()})
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
@@ -130,7 +141,8 @@ class _Walker:
                     self.message(sub, spec.type, f"{path}[{i}].value", depth + 1)
                 else:
                     self.violations.append(
-                        errors.invalid_value(f"{path}[{i}].value", self._type_name(spec), _show(sub)))
+                        errors.invalid_value(f"{path}[{i}].value", self._type_name(spec), _show(sub))
+                    )
             return
         if not _scalar_ok(kind, item, self.schema.enums.get(spec.type)):
             self.violations.append(errors.invalid_value(path, self._type_name(spec), _show(item)))
@@ -171,7 +183,7 @@ def _scalar_ok(kind: str, item: Any, enum_values: frozenset[str] | None) -> bool
     if kind == "enum":
         if isinstance(item, int) and not isinstance(item, bool):
             return True
-        return isinstance(item, str) and (enum_values is None or item in enum_values)
+        return isinstance(item, str) and (enum_values is None or item.upper() in enum_values)
     return True
 
 

@@ -15,8 +15,21 @@ from collections.abc import AsyncIterator
 
 from engines.base import Chunk, GenerateRequest
 
-_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-            "nine": 9, "ten": 10, "a": 1, "an": 1, "single": 1}
+_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "a": 1,
+    "an": 1,
+    "single": 1,
+}
 _COUNT = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an|single)"
 _PARAGRAPHS = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+|long\s+)?paragraphs?\b", re.I)
 _SENTENCES = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+)?sentences?\b", re.I)

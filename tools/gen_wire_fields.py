@@ -43,24 +43,35 @@ _CONTENTS = {"kind": "message", "type": "Content", "repeated": True}
 # Annotations that do not tell the wire type (t_contents / t_tools convert them). Other unions
 # (system_instruction: Content | str | Part ..., speech_config: str | SpeechConfig) resolve to
 # their first pydantic model, which is what the transformers produce.
-TYPE_OVERRIDE = {("GenerateContentConfig", "tools"): {"kind": "message", "type": "Tool", "repeated": True},
-                 ("GenerateContentParameters", "contents"): _CONTENTS,
-                 ("CountTokensParameters", "contents"): _CONTENTS}
+TYPE_OVERRIDE = {
+    ("GenerateContentConfig", "tools"): {"kind": "message", "type": "Tool", "repeated": True},
+    ("GenerateContentParameters", "contents"): _CONTENTS,
+    ("CountTokensParameters", "contents"): _CONTENTS,
+}
 # Fields of raw-dumped SDK models that never go on the wire as such.
 NOT_SENT = {("GenerationConfig", "model_selection_config")}  # converters send it as modelConfig
 # Scalar kinds the SDK annotation cannot tell (it says int / float / str).
 _SIZES = [f"{a}_{b}" for a in ("min", "max") for b in ("items", "length", "properties")]
 KIND_OVERRIDE = {("Schema", f): "int64" for f in _SIZES}
-for _key in [("Schema", "minimum"), ("Schema", "maximum"), ("LatLng", "latitude"), ("LatLng", "longitude"),
-             ("VideoMetadata", "fps"), ("PartialArg", "number_value")]:
+for _key in [
+    ("Schema", "minimum"),
+    ("Schema", "maximum"),
+    ("LatLng", "latitude"),
+    ("LatLng", "longitude"),
+    ("VideoMetadata", "fps"),
+    ("PartialArg", "number_value"),
+]:
     KIND_OVERRIDE[_key] = "double"
 # google.protobuf.Duration (js-genai sends streamableHttpTransport.timeout "10s"). Other str offsets
 # (Transcription, WordInfo, AudioMetadata) stay "string": unsure, and string is the lenient choice.
-for _key in [("VideoMetadata", "start_offset"), ("VideoMetadata", "end_offset"),
-             ("StreamableHttpTransport", "timeout"), ("StreamableHttpTransport", "sse_read_timeout")]:
+for _key in [
+    ("VideoMetadata", "start_offset"),
+    ("VideoMetadata", "end_offset"),
+    ("StreamableHttpTransport", "timeout"),
+    ("StreamableHttpTransport", "sse_read_timeout"),
+]:
     KIND_OVERRIDE[_key] = "duration"
-SCALAR = {bool: "bool", int: "int32", float: "float", str: "string", bytes: "bytes",
-          datetime.datetime: "timestamp"}
+SCALAR = {bool: "bool", int: "int32", float: "float", str: "string", bytes: "bytes", datetime.datetime: "timestamp"}
 # Real request fields the SDK types lack (json name -> entry; proto name is derived).
 EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     # Proto field the Python SDK keeps in the URL; GAPIC clients (langchaingo) put it in the body.
@@ -74,8 +85,10 @@ EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     # @ai-sdk/google convertJSONSchemaToOpenAPISchema copies JSON-Schema allOf/oneOf into
     # responseSchema / parameters. (SDK Schema already has nullable, title and propertyOrdering,
     # whose proto name property_ordering is what the Python SDK sends.)
-    "Schema": {"allOf": {"kind": "message", "type": "Schema", "repeated": True},
-               "oneOf": {"kind": "message", "type": "Schema", "repeated": True}},
+    "Schema": {
+        "allOf": {"kind": "message", "type": "Schema", "repeated": True},
+        "oneOf": {"kind": "message", "type": "Schema", "repeated": True},
+    },
 }
 Conv = dict[str, tuple[str, list[str]] | None]
 
@@ -179,7 +192,8 @@ class Builder:
             for json_name, (src, proto) in self.sent_fields(cls_name, target).items():
                 if json_name not in fields and src in cls.model_fields:
                     spec = TYPE_OVERRIDE.get((cls_name, src)) or self.spec(
-                        wire, proto, cls.model_fields[src].annotation)
+                        wire, proto, cls.model_fields[src].annotation
+                    )
                     fields[json_name] = {"proto": proto, **spec}
         for json_name, spec in EXTRA.get(wire, {}).items():
             fields.setdefault(json_name, {"proto": snake(json_name), **spec})
@@ -192,30 +206,72 @@ class Builder:
         for fields in self.messages.values():
             for f in fields.values():
                 f.setdefault("repeated", False)
-        return {"source": f"google-genai {google.genai.__version__} types.py",
-                "messages": self.messages, "enums": self.enums}
+        return {
+            "source": f"google-genai {google.genai.__version__} types.py",
+            "messages": self.messages,
+            "enums": self.enums,
+        }
 
 
 # ---------------------------------------------------------------------------- corpus check
-VERB_ROOT = {"generateContent": "GenerateContentRequest", "streamGenerateContent": "GenerateContentRequest",
-             "countTokens": "CountTokensRequest"}
+VERB_ROOT = {
+    "generateContent": "GenerateContentRequest",
+    "streamGenerateContent": "GenerateContentRequest",
+    "countTokens": "CountTokensRequest",
+}
 _AGE = {"age": {"type": "integer", "nullable": False, "minimum": -(2**53 - 1), "maximum": 2**53 - 1}}
 # Bodies described in shared/research/sdk-wire.md ("Request-body quirks"), not stored verbatim.
 SDK_WIRE_SAMPLES: list[tuple[str, str, Any]] = [
-    ("py pydantic schema", "GenerateContentRequest", {"generationConfig": {"responseSchema": {
-        "type": "OBJECT", "title": "P", "property_ordering": ["age"], "properties": {"a": {}}}}}),
-    ("firebase / langchain schema", "GenerateContentRequest", {"generationConfig": {"stopSequences": [],
-        "responseSchema": {"type": "object", "nullable": False, "properties": _AGE}}, "safetySettings": []}),
-    ("firebase countTokens", "CountTokensRequest", {"generateContentRequest": {
-        "model": "models/gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}]}}),
-    ("ai-sdk 4", "GenerateContentRequest", {"generationConfig": {"responseJsonSchema": {"$schema": "x"}},
-        "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "object"}}]}],
-        "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}),
+    (
+        "py pydantic schema",
+        "GenerateContentRequest",
+        {
+            "generationConfig": {
+                "responseSchema": {
+                    "type": "OBJECT",
+                    "title": "P",
+                    "property_ordering": ["age"],
+                    "properties": {"a": {}},
+                }
+            }
+        },
+    ),
+    (
+        "firebase / langchain schema",
+        "GenerateContentRequest",
+        {
+            "generationConfig": {
+                "stopSequences": [],
+                "responseSchema": {"type": "object", "nullable": False, "properties": _AGE},
+            },
+            "safetySettings": [],
+        },
+    ),
+    (
+        "firebase countTokens",
+        "CountTokensRequest",
+        {
+            "generateContentRequest": {
+                "model": "models/gemini-2.5-flash",
+                "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            }
+        },
+    ),
+    (
+        "ai-sdk 4",
+        "GenerateContentRequest",
+        {
+            "generationConfig": {"responseJsonSchema": {"$schema": "x"}},
+            "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"type": "object"}}]}],
+            "toolConfig": {"functionCallingConfig": {"mode": "ANY"}},
+        },
+    ),
 ]
 
 
 def bodies(corpus: Path) -> typing.Iterator[tuple[str, str, Any]]:
     """(origin, root message, body) for every generateContent / countTokens request body stored."""
+
     def root_of(url: str) -> str | None:
         return VERB_ROOT.get(url.split("?")[0].rsplit(":", 1)[-1])
 
@@ -225,7 +281,7 @@ def bodies(corpus: Path) -> typing.Iterator[tuple[str, str, Any]]:
         while pos < len(data):
             eol = data.index(b"\n", pos)
             qlen, rlen = map(int, data[pos:eol].split())
-            head, _, body = data[eol + 1:eol + 1 + qlen].partition(b"\r\n\r\n")
+            head, _, body = data[eol + 1 : eol + 1 + qlen].partition(b"\r\n\r\n")
             pos = eol + 1 + qlen + rlen
             if (root := root_of(head.split(b" ")[1].decode())) and body.strip():
                 yield str(path.relative_to(corpus)), root, json.loads(body)
@@ -281,7 +337,8 @@ def check(table: dict[str, Any], msg: str, obj: Any, path: str, misses: list[str
             elif kind == "bool" and not isinstance(v, bool):
                 misses.append(f"{sub}: expected bool, got {v!r}")
             elif kind in ("int32", "int64", "float", "double") and (
-                    isinstance(v, bool) or not isinstance(v, int | float | str)):
+                isinstance(v, bool) or not isinstance(v, int | float | str)
+            ):
                 misses.append(f"{sub}: expected number, got {v!r}")
 
 
