@@ -69,7 +69,7 @@ def banner(settings: Settings) -> str:
         [
             f"gemini-emulator {__version__} serving {base} (engine: {settings.engine})",
             "  Developer API  /v1/models/{model}:{generateContent,streamGenerateContent,countTokens}  (also /v1beta)",
-            "  Vertex AI      /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}  (also /v1)",
+            "  Vertex AI      /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:{method} (+v1)",
             "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
             "  Point an SDK at it:",
             f"    export GOOGLE_GEMINI_BASE_URL={base}    # google-genai (Python) reads this",
