@@ -1,0 +1,32 @@
+"""Shared fixtures: the `gemini_emulator` fixture itself comes from emulator.pytest_plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from google import genai
+from google.genai import types
+
+from emulator.pytest_plugin import RunningEmulator
+
+KEY = "test-key"
+
+
+@pytest.fixture(scope="session")
+def base_url(gemini_emulator: RunningEmulator) -> str:
+    return gemini_emulator.url
+
+
+@pytest.fixture(scope="session")
+def http(base_url: str) -> Iterator[httpx.Client]:
+    """A raw HTTP client for wire-level checks."""
+    with httpx.Client(base_url=base_url, timeout=10) as client:
+        yield client
+
+
+@pytest.fixture(params=["v1", "v1beta"])
+def client(request: pytest.FixtureRequest, base_url: str) -> genai.Client:
+    """google-genai on the Developer API, once per API version the SDKs use."""
+    return genai.Client(api_key=KEY, http_options=types.HttpOptions(base_url=base_url, api_version=request.param))
