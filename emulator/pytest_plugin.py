@@ -18,6 +18,7 @@ import uvicorn
 
 from emulator.app import create_app
 from emulator.config import Settings
+from engines.base import Engine
 
 
 @dataclass
@@ -42,14 +43,14 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
-def start(settings: Settings | None = None) -> RunningEmulator:
-    """Start an emulator in a thread and return once it accepts connections."""
+def start(settings: Settings | None = None, engine: Engine | None = None) -> RunningEmulator:
+    """Start an emulator in a thread and return once it accepts connections; `engine` overrides settings."""
     settings = settings or Settings()
     host = settings.host
     port = settings.port if settings.port else _free_port(host)
     settings.port = port
     config = uvicorn.Config(
-        create_app(settings),
+        create_app(settings, engine),
         host=host,
         port=port,
         log_level="warning",
