@@ -28,9 +28,33 @@ def _escape(data: bytes) -> bytes:
     return data
 
 
+def _double(value: float) -> orjson.Fragment:
+    """A double as protobuf's SimpleDtoa prints it: %.15g, or %.17g when that does not round-trip
+    (`-0.00052006928516285759`, `1.057061e-05`, `1` for 1.0), as in every byte-exact capture."""
+    text = f"{value:.15g}"
+    if float(text) != value:
+        text = f"{value:.17g}"
+    return orjson.Fragment(text.encode())
+
+
+def _doubles(obj: Any) -> Any:
+    """A copy with every float replaced by production's spelling (containers without floats pass through)."""
+    if isinstance(obj, float):
+        return _double(obj) if obj == obj and obj not in (float("inf"), float("-inf")) else obj
+    if isinstance(obj, dict):
+        return {k: _doubles(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_doubles(v) for v in obj]
+    return obj
+
+
+def _dumps(obj: Any) -> bytes:
+    return orjson.dumps(_doubles(obj), option=_OPTIONS)
+
+
 def indented(obj: Any) -> bytes:
     """Pretty form without the trailing newline (the JSON-array stream joins these)."""
-    return _escape(orjson.dumps(obj, option=_OPTIONS))
+    return _escape(_dumps(obj))
 
 
 def pretty(obj: Any) -> bytes:
@@ -40,7 +64,7 @@ def pretty(obj: Any) -> bytes:
 
 def line(obj: Any) -> bytes:
     """SSE payload: one line, `": "` after keys, bare `,` between members."""
-    return _escape(_BREAKS.sub(b"", orjson.dumps(obj, option=_OPTIONS)))
+    return _escape(_BREAKS.sub(b"", _dumps(obj)))
 
 
 def canonical(obj: Any) -> bytes:
