@@ -98,7 +98,9 @@ async def call(ctx: Context, request: Request, target: Target) -> Response:
             answer = builder.build(chunk.parts, chunk.finish_reason, chunk.finish_message, final=True, stream=False)
             return json_response(_encode(answer, target, int_enums), extra=extra)
         chunks = _built(ctx.engine.generate(gen), builder, target, int_enums)
-        first = await anext(chunks)
+        first = await anext(chunks, None)
+        if first is None:  # an engine that yielded nothing still gets a well-formed, finished stream
+            first = _encode(builder.build([], "STOP", None, final=True, stream=True), target, int_enums)
     except errors.ApiError as error:
         return error_response(error, mode)
     frame = framing.sse if mode == "sse" else framing.json_array

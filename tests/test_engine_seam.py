@@ -34,6 +34,7 @@ class FailingEngine:
         self.before = 0
         self.error: errors.ApiError | None = errors.overloaded()
         self.gate: threading.Event | None = None
+        self.silent = False
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
         for i in range(self.before):
@@ -42,6 +43,8 @@ class FailingEngine:
                 await asyncio.to_thread(self.gate.wait, 10)
         if self.error is not None:
             raise self.error
+        if self.silent:
+            return
         yield Chunk(parts=[{"text": "done"}], finish_reason="STOP")
 
 
@@ -59,7 +62,7 @@ def server(engine: FailingEngine) -> Iterator[RunningEmulator]:
 
 @pytest.fixture(autouse=True)
 def reset(engine: FailingEngine) -> None:
-    engine.before, engine.error, engine.gate = 0, errors.overloaded(), None
+    engine.before, engine.error, engine.gate, engine.silent = 0, errors.overloaded(), None, False
 
 
 def test_builtin_engine_is_registered_by_entry_point() -> None:
@@ -142,3 +145,13 @@ def test_chunks_are_written_as_produced(server: RunningEmulator, engine: Failing
         assert len(rest) == 1 and '"finishReason": "STOP"' in rest[0]
     finally:
         engine.gate.set()
+
+
+def test_engine_that_yields_nothing_still_finishes_cleanly(server: RunningEmulator, engine: FailingEngine) -> None:
+    engine.error, engine.silent = None, True
+    with httpx.Client(base_url=server.url) as http:
+        unary = http.post("/v1beta/models/gemini-2.5-flash:generateContent", headers=KEY, json=HELLO)
+        stream = http.post(STREAM, params={"alt": "sse"}, headers=KEY, json=HELLO)
+    assert unary.status_code == 200 and unary.json()["candidates"][0]["finishReason"] == "STOP"
+    assert stream.status_code == 200 and stream.content.count(b"data: ") == 1
+    assert b'"finishReason": "STOP"' in stream.content
