@@ -95,7 +95,8 @@ async def call(ctx: Context, request: Request, target: Target) -> Response:
         extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
         if not mode:
             chunk = await _collect(ctx.engine.generate(gen))
-            answer = builder.build(chunk.parts, chunk.finish_reason, chunk.finish_message, final=True, stream=False)
+            reason = chunk.finish_reason or "STOP"  # a unary answer always says how it ended
+            answer = builder.build(chunk.parts, reason, chunk.finish_message, final=True, stream=False)
             return json_response(_encode(answer, target, int_enums), extra=extra)
         chunks = _built(ctx.engine.generate(gen), builder, target, int_enums)
         first = await anext(chunks, None)
