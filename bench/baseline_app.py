@@ -1,0 +1,117 @@
+"""The benchmark's baseline: a bare Starlette app answering the emulator's two URLs with pre-built bytes.
+
+It serves what the emulator serves (same headers, a realistic generateContent body, 4 SSE events)
+but does no work per request beyond draining the request body, so the emulator's throughput divided
+by this one's is the cost of the emulator's own code. It is run by uvicorn with the options the
+emulator's `serve` command passes to `uvicorn.run`, read from emulator/cli.py so they cannot drift.
+
+    python bench/baseline_app.py --port 8081
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+CLI_SOURCE = Path(__file__).resolve().parent.parent / "emulator" / "cli.py"
+MODEL_PATH = "/v1beta/models/gemini-2.5-flash"
+HEADERS = {  # what the emulator sends on a Developer API answer
+    "vary": "Origin, X-Origin, Referer",
+    "server": "scaffolding on HTTPServer2",
+    "x-xss-protection": "0",
+    "x-frame-options": "SAMEORIGIN",
+    "x-content-type-options": "nosniff",
+    "x-gemini-service-tier": "standard",
+}
+_TEXT = (
+    "Good question about request weather paris. ",
+    "There is no single right answer ",
+    "about request weather paris, but some ",
+    "answers are better than others.",
+)
+
+
+def _answer(text: str, candidates: int, final: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"parts": [{"text": text}], "role": "model"}}
+    if final:
+        candidate["finishReason"] = "STOP"
+    candidate["index"] = 0
+    usage = {
+        "promptTokenCount": 13,
+        "candidatesTokenCount": candidates,
+        "totalTokenCount": 13 + candidates,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 13}],
+        "serviceTier": "standard",
+    }
+    return {
+        "candidates": [candidate],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "ZVoN-iyzawA9ffrlzj1osY",
+    }
+
+
+UNARY_BODY = (json.dumps(_answer("".join(_TEXT), 32, True), indent=2) + "\n").encode()
+SSE_EVENTS = [
+    b"data: " + json.dumps(_answer(text, 8 * (i + 1), i == 3), separators=(",", ": ")).encode() + b"\r\n\r\n"
+    for i, text in enumerate(_TEXT)
+]
+
+
+async def health(request: Request) -> Response:
+    return Response(b'{"status": "ok"}\n', media_type="application/json")
+
+
+async def generate(request: Request) -> Response:
+    await request.body()
+    return Response(UNARY_BODY, headers=HEADERS | {"content-type": "application/json; charset=UTF-8"})
+
+
+async def stream(request: Request) -> Response:
+    await request.body()
+
+    async def events() -> Any:
+        for event in SSE_EVENTS:
+            yield event
+
+    headers = HEADERS | {"content-disposition": "attachment", "content-type": "text/event-stream"}
+    return StreamingResponse(events(), headers=headers)
+
+
+app = Starlette(
+    routes=[
+        Route("/__emulator/health", health, methods=["GET"]),
+        Route(MODEL_PATH + ":generateContent", generate, methods=["POST"]),
+        Route(MODEL_PATH + ":streamGenerateContent", stream, methods=["POST"]),
+    ]
+)
+
+
+def emulator_uvicorn_options() -> dict[str, Any]:
+    """The constant keyword arguments of the `uvicorn.run(...)` call in emulator/cli.py."""
+    for node in ast.walk(ast.parse(CLI_SOURCE.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "uvicorn.run":
+            return {k.arg: k.value.value for k in node.keywords if k.arg and isinstance(k.value, ast.Constant)}
+    raise RuntimeError(f"no uvicorn.run(...) call in {CLI_SOURCE}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+    import uvicorn
+
+    # host and log_level are the emulator's defaults (Settings: 127.0.0.1, "warning").
+    uvicorn.run(app, **{"host": "127.0.0.1", "port": args.port, "log_level": "warning", **emulator_uvicorn_options()})
+
+
+if __name__ == "__main__":
+    main()
