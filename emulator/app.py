@@ -38,7 +38,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     ctx = handlers.Context(settings, engine or load_engine(settings.engine))
 
     async def dispatch(request: Request) -> Response:
-        path = request.url.path
+        path = request.scope["path"]
         if path == HEALTH_PATH:
             return Response(b'{"status": "ok"}\n', media_type="application/json")
         target = routes.match(request.method, path)

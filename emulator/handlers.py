@@ -7,7 +7,7 @@ types, model, then the request's own rules.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -66,17 +66,18 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def stream_mode(request: Request, target: Target) -> str:
+def stream_mode(query: Mapping[str, str], target: Target) -> str:
     if target.method != "streamGenerateContent":
         return ""
-    return "sse" if request.query_params.get("alt") == "sse" else "array"
+    return "sse" if query.get("alt") == "sse" else "array"
 
 
 async def call(ctx: Context, request: Request, target: Target) -> Response:
     """POST {model}:{method}."""
-    mode = stream_mode(request, target)
+    query = request.query_params
+    mode = stream_mode(query, target)
     try:
-        namespace = auth.authenticate(target, request.headers, request.query_params, ctx.settings.api_key)
+        namespace = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
         raw = await read_body(request, ctx.settings.max_body_bytes)
         if target.method not in ("generateContent", "streamGenerateContent", "countTokens"):
             raise errors.not_implemented(f"the {target.method} method")
@@ -86,11 +87,11 @@ async def call(ctx: Context, request: Request, target: Target) -> Response:
         model = ctx.catalogue.resolve(
             target.model, target.method, target.version, target.backend, target.project, target.location
         )
-        int_enums = enums.wants_int_enums(request.query_params.get("$alt", ""))
+        int_enums = enums.wants_int_enums(query.get("$alt", ""))
         if target.method == "countTokens":
             return _count_tokens(target, body, int_enums)
         gen = _generate_request(target, model, body, namespace, stream=bool(mode))
-        usage = _usage(gen.contents, gen.system_instruction, gen.tools)
+        usage = _usage(target, gen.contents, gen.system_instruction, gen.tools)
         builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
         extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
         if not mode:
@@ -144,11 +145,10 @@ def fingerprint(model: str, body: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
-def _usage(contents: list[Any], system: Any, tools: list[Any] | None) -> responses.Usage:
+def _usage(target: Target, contents: list[Any], system: Any, tools: list[Any] | None) -> responses.Usage:
     text, media = tokens.count_prompt(contents, system, tools)
-    return responses.Usage(
-        prompt_text=text, prompt_media=media, billable_chars=tokens.billable_characters(contents, system)
-    )
+    billable = tokens.billable_characters(contents, system) if target.backend != DEVELOPER else 0
+    return responses.Usage(prompt_text=text, prompt_media=media, billable_chars=billable)
 
 
 def _count_tokens(target: Target, body: dict[str, Any], int_enums: bool) -> Response:
@@ -159,7 +159,7 @@ def _count_tokens(target: Target, body: dict[str, Any], int_enums: bool) -> Resp
         inner, "systemInstruction", "system_instruction"
     )
     tools = _get(body, "tools") or _get(inner, "tools")
-    answer = responses.count_tokens(target.backend, _usage(contents, system, tools))
+    answer = responses.count_tokens(target.backend, _usage(target, contents, system, tools))
     return json_response(_encode(answer, target, int_enums))
 
 

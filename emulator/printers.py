@@ -7,6 +7,7 @@ Both escape `<` and `>` as \\u003c / \\u003e and print every other character as 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -38,14 +39,35 @@ def _double(value: float) -> orjson.Fragment:
 
 
 def _doubles(obj: Any) -> Any:
-    """A copy with every float replaced by production's spelling (containers without floats pass through)."""
-    if isinstance(obj, float):
-        return _double(obj) if obj == obj and obj not in (float("inf"), float("-inf")) else obj
-    if isinstance(obj, dict):
-        return {k: _doubles(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_doubles(v) for v in obj]
+    """`obj` with every finite float replaced by production's spelling; containers holding no float are
+    returned as they are (no copy), so the common float-free answer costs one walk and no allocation."""
+    kind = type(obj)
+    if kind is float:
+        return _double(obj) if math.isfinite(obj) else obj
+    if kind is dict:
+        changed = None
+        for key, value in obj.items():
+            if type(value) in _WALKED:
+                new = _doubles(value)
+                if new is not value:
+                    if changed is None:
+                        changed = dict(obj)
+                    changed[key] = new
+        return obj if changed is None else changed
+    if kind is list:
+        out = None
+        for i, value in enumerate(obj):
+            if type(value) in _WALKED:
+                new = _doubles(value)
+                if new is not value:
+                    if out is None:
+                        out = list(obj)
+                    out[i] = new
+        return obj if out is None else out
     return obj
+
+
+_WALKED = (float, dict, list)
 
 
 def _dumps(obj: Any) -> bytes:

@@ -48,6 +48,8 @@ def create_time(fingerprint: str) -> str:
 
 def order_part(part: dict[str, Any]) -> dict[str, Any]:
     """A part in production's key order (engines may build parts in any order)."""
+    if len(part) == 1:
+        return part
     head = {k: v for k, v in part.items() if k not in _PART_TAIL}
     call = head.get("functionCall")
     if isinstance(call, dict):

@@ -9,9 +9,9 @@ five bullet points, "in one word" gets one word). Streamed, the text is split in
 from __future__ import annotations
 
 import hashlib
-import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from typing import TypeVar
 
 from engines.base import Chunk, GenerateRequest
 
@@ -35,7 +35,7 @@ _PARAGRAPHS = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+|long\s+)?paragraphs?\b",
 _SENTENCES = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+)?sentences?\b", re.I)
 _ITEMS = re.compile(rf"\b(?:list|name|give)\b[^.?!]*?\b{_COUNT}\b", re.I)
 _ONE_WORD = re.compile(r"\b(?:one|single|1)[\s-]word\b", re.I)
-_LONG_FORM = re.compile(r"\b(?:essay|story|article|explain in detail|paragraphs)\b", re.I)
+_LONG_FORM = re.compile(r"essay|story|article|explain in detail")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 _STOP = frozenset(
     "the and for are but not you your with this that from what which who whom how why when where "
@@ -69,6 +69,33 @@ _SENTENCE_TEMPLATES = (
 _ONE_WORDS = ("Yes.", "Paris.", "Blue.", "Seven.", "Hello.", "Certainly.", "Tomorrow.", "Water.")
 
 
+T = TypeVar("T")
+_MASK = (1 << 64) - 1
+
+
+class _Rng:
+    """A tiny xorshift generator: deterministic per seed, far cheaper to create than random.Random."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: str) -> None:
+        self.state = int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest()) or 1
+
+    def below(self, n: int) -> int:
+        x = self.state
+        x ^= (x << 13) & _MASK
+        x ^= x >> 7
+        x ^= (x << 17) & _MASK
+        self.state = x
+        return x % n
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.below(len(items))]
+
+    def randint(self, low: int, high: int) -> int:
+        return low + self.below(high - low + 1)
+
+
 def _topic(prompt: str) -> str:
     words = [w.lower() for w in _WORD.findall(prompt) if w.lower() not in _STOP]
     if not words:
@@ -83,29 +110,31 @@ def _count(match: re.Match[str] | None, default: int) -> int:
     return max(1, min(int(raw) if raw.isdigit() else _NUMBERS[raw], 50))
 
 
-def _sentences(rng: random.Random, topic: str, n: int) -> list[str]:
+def _sentences(rng: _Rng, topic: str, n: int) -> list[str]:
     picks = [rng.choice(_SENTENCE_TEMPLATES) for _ in range(n)]
     return [s.format(t=topic, T=topic[:1].upper() + topic[1:]) for s in picks]
 
 
 def compose(prompt: str, seed: str) -> str:
     """The zero-config answer text for a prompt; `seed` makes it vary with the whole request."""
-    rng = random.Random(hashlib.sha256(seed.encode()).digest())
+    rng = _Rng(seed)
     topic = _topic(prompt)
-    if _ONE_WORD.search(prompt):
+    low = prompt.lower()
+    # Cheap substring tests guard each pattern: most prompts need none of the regular expressions.
+    if "word" in low and _ONE_WORD.search(prompt):
         return rng.choice(_ONE_WORDS)
-    if "hello" in prompt.lower().split() or prompt.lower().startswith(("hi", "hello", "say hello")):
+    if "hello" in low.split() or low.startswith(("hi", "hello", "say hello")):
         return f"Hello! {rng.choice(('How can I help you today?', 'Nice to meet you.', 'What can I do for you?'))}"
-    items = _ITEMS.search(prompt)
+    items = _ITEMS.search(prompt) if ("list" in low or "name" in low or "give" in low) else None
     if items:
         n = _count(items, 3)
         lines = [f"{i + 1}. {s}" for i, s in enumerate(_sentences(rng, topic, n))]
         return rng.choice(_OPENERS).format(t=topic) + "\n\n" + "\n".join(lines)
-    paragraphs = _PARAGRAPHS.search(prompt)
-    if paragraphs or _LONG_FORM.search(prompt):
+    paragraphs = _PARAGRAPHS.search(prompt) if "paragraph" in low else None
+    if paragraphs or _LONG_FORM.search(low):
         n = _count(paragraphs, 3)
         return "\n\n".join(" ".join(_sentences(rng, topic, rng.randint(3, 5))) for _ in range(n))
-    sentences = _SENTENCES.search(prompt)
+    sentences = _SENTENCES.search(prompt) if "sentence" in low else None
     if sentences:
         return " ".join(_sentences(rng, topic, _count(sentences, 1)))
     # A one-line question gets a sentence or two; a longer prompt a little more.
@@ -116,11 +145,12 @@ def compose(prompt: str, seed: str) -> str:
 
 def split_for_stream(text: str, pieces: int = 4) -> list[str]:
     """Split text into up to `pieces` chunks on word boundaries; concatenation gives the text back."""
-    words = re.findall(r"\S+\s*|\s+", text)
+    words = text.split(" ")
     if len(words) <= 1:
         return [text]
     size = max(1, -(-len(words) // pieces))
-    return ["".join(words[i : i + size]) for i in range(0, len(words), size)]
+    groups = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+    return [g + " " for g in groups[:-1]] + groups[-1:]
 
 
 class ScriptedEngine:
