@@ -45,26 +45,20 @@ def _doubles(obj: Any) -> Any:
     if kind is float:
         return _double(obj) if math.isfinite(obj) else obj
     if kind is dict:
-        changed = None
-        for key, value in obj.items():
-            if type(value) in _WALKED:
-                new = _doubles(value)
-                if new is not value:
-                    if changed is None:
-                        changed = dict(obj)
-                    changed[key] = new
-        return obj if changed is None else changed
-    if kind is list:
-        out = None
-        for i, value in enumerate(obj):
-            if type(value) in _WALKED:
-                new = _doubles(value)
-                if new is not value:
-                    if out is None:
-                        out = list(obj)
-                    out[i] = new
-        return obj if out is None else out
-    return obj
+        items: Any = obj.items()
+    elif kind is list:
+        items = enumerate(obj)
+    else:
+        return obj
+    copy = None
+    for key, value in items:
+        if type(value) in _WALKED:
+            new = _doubles(value)
+            if new is not value:
+                if copy is None:
+                    copy = kind(obj)
+                copy[key] = new
+    return obj if copy is None else copy
 
 
 _WALKED = (float, dict, list)
