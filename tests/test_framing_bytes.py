@@ -21,9 +21,10 @@ import orjson
 import pytest
 from httpx_sse import EventSource, connect_sse
 
-import captures
 from emulator import framing, printers
 from emulator.errors import ApiError
+
+import corpus as captures
 
 MIN_ARRAY_BODIES = 4
 MIN_SSE_BODIES = 21

@@ -19,8 +19,9 @@ import httpx
 import orjson
 import pytest
 
-import captures
 from emulator import printers
+
+import corpus as captures
 
 # --- exclusions, each with its reason -----------------------------------------------------------
 
