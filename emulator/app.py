@@ -7,20 +7,22 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from emulator import errors, handlers, routes
+from emulator import errors, framing, handlers, routes
+from emulator.admin import PREFIX, Admin, load_script_file
 from emulator.config import Settings
-from emulator.headers import BASE_HEADERS
+from emulator.journal import Journal
 from engines.base import Engine, load_engine
+from engines.namespaces import SHARED, ScriptStore
+from engines.script import parse_entries
 
 log = logging.getLogger("gemini_emulator")
 
 # Google's front end answers unroutable URLs with this page, not with JSON (Firebase fixture
 # vertexai/unary-failure-invalid-location-url-not-found.html, copied with the path as a placeholder).
 _NOT_FOUND_PAGE = Path(__file__).with_name("not_found.html").read_text(encoding="utf-8")
-HEALTH_PATH = "/__emulator/health"
 
 
 def not_found_page(path: str) -> Response:
@@ -32,33 +34,73 @@ def _html_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
+class _QuietDrops(logging.Filter):
+    """Keep scripted connection drops out of the server log: they are requested, not failures."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not _is_drop(exc)
+
+
+def _is_drop(exc: BaseException | None) -> bool:
+    if isinstance(exc, framing.DropConnection):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_is_drop(e) for e in exc.exceptions)
+    return False
+
+
+_QUIET = _QuietDrops()
+logging.getLogger("uvicorn.error").addFilter(_QUIET)
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> Starlette:
     """The emulator as an ASGI app; `engine` overrides the one named in settings."""
     settings = settings or Settings.from_env()
-    ctx = handlers.Context(settings, engine or load_engine(settings.engine))
+    engine = engine or load_engine(settings.engine)
+    store: ScriptStore | None = getattr(engine, "store", None)
+    if store is not None:
+        store.strict = settings.strict
+        if settings.script:
+            store.add(SHARED, parse_entries(load_script_file(settings.script)))
+    ctx = handlers.Context(settings, engine)
+    journal = Journal(settings.journal_cap)
+    admin = Admin(settings, store, journal)
 
     async def dispatch(request: Request) -> Response:
         path = request.scope["path"]
-        if path == HEALTH_PATH:
-            return Response(b'{"status": "ok"}\n', media_type="application/json")
+        if path.startswith(PREFIX):
+            return await admin.dispatch(request, path)
         target = routes.match(request.method, path)
         if target is None:
             return not_found_page(path)
+        if target.action != "call":
+            return await _models(target, request)
+        record = journal.begin(request.method, path, request.query_params, request.headers)
         try:
-            if target.action == "call":
-                return await handlers.call(ctx, request, target)
+            response = await handlers.call(ctx, request, target, record)
+        except Exception:  # never a stack trace to the client
+            log.exception("unexpected failure on %s %s", request.method, path)
+            response = handlers.error_response(errors.internal())
+        if isinstance(response, StreamingResponse):
+            response.body_iterator = journal.tee(record, response.status_code, response.body_iterator)
+        else:
+            journal.finish(record, response.status_code, bytes(response.body))
+        return response
+
+    async def _models(target: routes.Target, request: Request) -> Response:
+        try:
             if target.action == "get_model":
                 return await handlers.get_model(ctx, request, target)
             return await handlers.list_models(ctx, request, target)
         except Exception:  # never a stack trace to the client
-            log.exception("unexpected failure on %s %s", request.method, path)
+            log.exception("unexpected failure on %s %s", request.method, request.scope["path"])
             return handlers.error_response(errors.internal())
 
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     app = Starlette(routes=[Route("/{path:path}", dispatch, methods=methods)])
     app.state.settings = settings
-    app.state.engine = ctx.engine
+    app.state.engine = engine
+    app.state.store = store
+    app.state.journal = journal
     return app
-
-
-__all__ = ["create_app", "BASE_HEADERS"]

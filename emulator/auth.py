@@ -8,6 +8,7 @@ The credential names the caller's namespace; it is never logged.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 
 from emulator import errors
@@ -43,3 +44,20 @@ def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str,
         service = "aiplatform.googleapis.com" if target.backend == "vertex" else "generativelanguage.googleapis.com"
         raise errors.api_key_invalid(service)
     return key or token
+
+
+NAMESPACE_HEADER = "x-emulator-namespace"
+
+
+def namespace_of(headers: Mapping[str, str], credential: str) -> str:
+    """The caller's namespace: the `x-emulator-namespace` header when given, else a digest of the
+    credential ("key:1a2b3c4d5e6f7a8b"), so the key itself never appears in the journal or listings."""
+    explicit = headers.get(NAMESPACE_HEADER, "").strip()
+    if explicit:
+        return explicit
+    return "key:" + hashlib.sha256(credential.encode()).hexdigest()[:16] if credential else ""
+
+
+def caller_namespace(headers: Mapping[str, str], query: Mapping[str, str]) -> str:
+    """Namespace named by an admin request's own headers (same credential headers as the API)."""
+    return namespace_of(headers, api_key(headers, query) or _bearer(headers))

@@ -56,11 +56,32 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
         help=_help("largest request body accepted", "max_body_bytes", DEFAULT_MAX_BODY),
     )
     parser.add_argument(
+        "--strict",
+        action="store_const",
+        const=True,
+        help=_help(
+            "answer requests no script entry matches with an error, not the zero-config answer", "strict", "off"
+        ),
+    )
+    parser.add_argument(
+        "--script",
+        help=_help("JSON (or YAML) file of script entries shared by every caller", "script", "none"),
+    )
+    parser.add_argument(
+        "--journal-cap",
+        dest="journal_cap",
+        type=int,
+        help=_help("journal records kept (the oldest are evicted)", "journal_cap", 10_000),
+    )
+    parser.add_argument(
         "--log-level",
         dest="log_level",
         choices=["critical", "error", "warning", "info", "debug"],
         help=_help("server log level", "log_level", "warning"),
     )
+
+
+_OPTIONS = ("host", "port", "engine", "api_key", "max_body_bytes", "strict", "script", "journal_cap", "log_level")
 
 
 def banner(settings: Settings) -> str:
@@ -85,24 +106,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, target in sorted(available_engines().items()):
             print(f"{name}\t{target}")
         return 0
-    settings = Settings.from_env(
-        host=args.host,
-        port=args.port,
-        engine=args.engine,
-        api_key=args.api_key,
-        max_body_bytes=args.max_body_bytes,
-        log_level=args.log_level,
-    )
+    options = {name: getattr(args, name, None) for name in _OPTIONS}
     try:
+        settings = Settings.from_env(**options)
         engine = load_engine(settings.engine)
-    except EngineLoadError as exc:
+        import uvicorn
+
+        from emulator.app import create_app
+
+        app = create_app(settings, engine)
+    except (EngineLoadError, ValueError, OSError) as exc:
         print(f"gemini-emulator: {exc}", file=sys.stderr)
         return 2
-    import uvicorn
-
-    from emulator.app import create_app
-
-    app = create_app(settings, engine)
     print(banner(settings), flush=True)
     # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere.
     uvicorn.run(

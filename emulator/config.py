@@ -21,6 +21,9 @@ class Settings:
     api_key: str | None = None  # when set, any other API key is rejected as production rejects one
     max_body_bytes: int = DEFAULT_MAX_BODY
     log_level: str = "warning"
+    strict: bool = False  # an unmatched request is an error instead of the zero-config answer
+    script: str | None = None  # JSON (or YAML) file of script entries shared by every namespace
+    journal_cap: int = 10_000  # journal records kept; the oldest are evicted past it
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
@@ -29,10 +32,24 @@ class Settings:
         for f in fields(cls):
             raw = env.get(env_name(f.name))
             if raw is not None and raw != "":
-                values[f.name] = int(raw) if f.type in ("int", int) else raw
+                values[f.name] = _convert(f.name, str(f.type), raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
 
 
 def env_name(field_name: str) -> str:
     return "GEMINI_EMULATOR_" + field_name.upper()
+
+
+def _convert(name: str, kind: str, raw: str) -> object:
+    if kind == "int":
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"{env_name(name)} must be a whole number, not {raw!r}") from None
+    if kind == "bool":
+        lowered = raw.strip().lower()
+        if lowered not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            raise ValueError(f"{env_name(name)} must be true or false, not {raw!r}")
+        return lowered in ("1", "true", "yes", "on")
+    return raw

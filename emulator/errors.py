@@ -249,6 +249,94 @@ def cancelled() -> ApiError:
     return ApiError(499, CANCELLED, details=[debug_info("[ORIGINAL ERROR] generic::cancelled: ")])
 
 
+QUOTA = (
+    "You exceeded your current quota, please check your plan and billing details. For more information on this "
+    "error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: "
+    "https://ai.dev/rate-limit. \n* Quota exceeded for metric: {metric}, limit: {limit}, model: {model}\n"
+    "Please retry in {delay}s."
+)
+
+
+def quota_exceeded(model: str = "gemini-2.5-flash", retry_seconds: float = 20.0) -> ApiError:
+    """Developer API 429, 2026 form (continuedev/continue#10062 and siblings quote it): Help, QuotaFailure,
+    RetryInfo. The Retry-After header is the emulator's addition, for clients that honour it."""
+    metric = "generativelanguage.googleapis.com/generate_content_free_tier_requests"
+    delay = f"{retry_seconds:g}"
+    return ApiError(
+        429,
+        QUOTA.format(metric=metric, limit=0, model=model, delay=delay),
+        details=[
+            {
+                "@type": _TYPE_PREFIX + "Help",
+                "links": [
+                    {
+                        "description": "Learn more about Gemini API quotas",
+                        "url": "https://ai.google.dev/gemini-api/docs/rate-limits",
+                    }
+                ],
+            },
+            {
+                "@type": _TYPE_PREFIX + "QuotaFailure",
+                "violations": [
+                    {
+                        "quotaMetric": metric,
+                        "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                        "quotaDimensions": {"location": "global", "model": model},
+                    }
+                ],
+            },
+            {"@type": _TYPE_PREFIX + "RetryInfo", "retryDelay": f"{delay}s"},
+        ],
+        headers={"retry-after": str(max(1, round(retry_seconds)))},
+    )
+
+
+# Google's generic texts for codes with no Gemini-specific capture (the front end's standard wording).
+DEADLINE = "Deadline expired before operation could complete."
+NO_PERMISSION = "The caller does not have permission"
+UNAUTHENTICATED = (
+    "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid "
+    "authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+)
+USER_LOCATION = "User location is not supported for the API use."
+
+
+def named(name: str, model: str = "gemini-2.5-flash", version: str = "v1beta") -> ApiError:
+    """A catalogue error by name, for scripts: see NAMES."""
+    try:
+        factory = NAMES[name]
+    except KeyError:
+        raise KeyError(f"unknown error name {name!r}; known: {', '.join(sorted(NAMES))}") from None
+    return factory(model, version)
+
+
+NAMES = {
+    "quota": lambda model, version: quota_exceeded(model),
+    "internal": lambda model, version: internal(),
+    "unavailable": lambda model, version: overloaded(),
+    "deadline": lambda model, version: ApiError(504, DEADLINE),
+    "permission": lambda model, version: ApiError(403, NO_PERMISSION),
+    "unregistered": lambda model, version: unregistered_caller(),
+    "unauthenticated": lambda model, version: ApiError(401, UNAUTHENTICATED),
+    "invalid": lambda model, version: invalid_argument(),
+    "apiKey": lambda model, version: api_key_invalid(),
+    "notFound": lambda model, version: model_not_found(model, version, "generateContent"),
+    "location": lambda model, version: ApiError(400, USER_LOCATION, status="FAILED_PRECONDITION"),
+    "cancelled": lambda model, version: cancelled(),
+}
+
+
+def script_unmatched(near_misses: list[tuple[str, list[str]]]) -> ApiError:
+    """Emulator-only (strict mode): no script entry answered the request; names the nearest entries and why."""
+    if not near_misses:
+        text = "gemini-emulator strict mode: no script entry matched this request, and none is pending."
+    else:
+        ranked = sorted(near_misses, key=lambda miss: len(miss[1]))[:3]
+        nearest = "; ".join(f"{name!r}: {', '.join(why)}" for name, why in ranked)
+        text = f"gemini-emulator strict mode: no script entry matched this request. Nearest: {nearest}."
+    return ApiError(400, text, status="FAILED_PRECONDITION")
+
+
 def not_implemented(what: str) -> ApiError:
     """Emulator-only: a method the emulator routes but does not serve yet (no production analogue)."""
     return ApiError(501, f"The emulator does not implement {what} yet.")

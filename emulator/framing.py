@@ -9,6 +9,7 @@ error after it keeps the 200 and appends production's raw pretty `{"error": ...}
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from emulator import printers
@@ -60,3 +61,34 @@ async def json_array(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]])
         # Not captured from production; the array stays parseable and the SDKs see an error element.
         yield _ARRAY_SEP + printers.indented(error.envelope())
     yield _ARRAY_CLOSE
+
+
+class DropConnection(Exception):
+    """Raised out of a response body to make the server close the connection mid-body (a scripted fault)."""
+
+
+@dataclass
+class Cut:
+    """Faults the body must carry out, set by the chunk source as it reaches them."""
+
+    at_byte: int | None = None  # drop the connection once the body reaches this many bytes
+    truncate_next: bool = False  # send the next piece cut in half, then end the body normally
+    drop_now: bool = False  # drop before sending anything more
+
+
+async def guard(pieces: AsyncIterator[bytes], cut: Cut) -> AsyncIterator[bytes]:
+    """Apply a Cut to a framed body: the wire end of the script's faults."""
+    sent = 0
+    async for piece in pieces:
+        if cut.drop_now:
+            raise DropConnection
+        if cut.truncate_next:
+            yield piece[: len(piece) // 2]
+            return
+        if cut.at_byte is not None and sent + len(piece) >= cut.at_byte:
+            yield piece[: cut.at_byte - sent]
+            raise DropConnection
+        sent += len(piece)
+        yield piece
+    if cut.drop_now:
+        raise DropConnection

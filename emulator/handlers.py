@@ -16,8 +16,9 @@ from starlette.responses import Response, StreamingResponse
 from emulator import auth, catalogue, enums, errors, framing, printers, responses, tokens, validate
 from emulator.config import Settings
 from emulator.headers import BASE_HEADERS, SERVICE_TIER_HEADER
+from emulator.journal import Record
 from emulator.routes import DEVELOPER, Target
-from engines.base import Chunk, Engine, GenerateRequest
+from engines.base import DROP, TRUNCATE, Chunk, Engine, GenerateRequest
 
 _MESSAGE_FOR = {"countTokens": "CountTokensRequest"}
 _PAGE_DEFAULT, _PAGE_MAX = 50, 1000
@@ -72,16 +73,20 @@ def stream_mode(query: Mapping[str, str], target: Target) -> str:
     return "sse" if query.get("alt") == "sse" else "array"
 
 
-async def call(ctx: Context, request: Request, target: Target) -> Response:
-    """POST {model}:{method}."""
+async def call(ctx: Context, request: Request, target: Target, record: Record) -> Response:
+    """POST {model}:{method}; `record` is this request's journal record, filled in as facts are known."""
     query = request.query_params
     mode = stream_mode(query, target)
+    record.rpc, record.model = target.method, target.model.removeprefix("models/")
     try:
-        namespace = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
+        credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
+        record.namespace = auth.namespace_of(request.headers, credential)
         raw = await read_body(request, ctx.settings.max_body_bytes)
+        record.body = raw.decode("utf-8", "replace")
         if target.method not in ("generateContent", "streamGenerateContent", "countTokens"):
             raise errors.not_implemented(f"the {target.method} method")
         body = validate.parse_body(raw)
+        record.body = body
         message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
         validate.check_fields(body, message, target.backend, target.version)
         model = ctx.catalogue.resolve(
@@ -90,25 +95,47 @@ async def call(ctx: Context, request: Request, target: Target) -> Response:
         int_enums = enums.wants_int_enums(query.get("$alt", ""))
         if target.method == "countTokens":
             return _count_tokens(target, body, int_enums)
-        gen = _generate_request(target, model, body, namespace, stream=bool(mode))
+        gen = _generate_request(target, model, body, record.namespace, stream=bool(mode))
         usage = _usage(target, gen.contents, gen.system_instruction, gen.tools)
         builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
         extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
+        answer = ctx.engine.generate(gen)
         if not mode:
-            chunk = await _collect(ctx.engine.generate(gen))
-            reason = chunk.finish_reason or "STOP"  # a unary answer always says how it ended
-            answer = builder.build(chunk.parts, reason, chunk.finish_message, final=True, stream=False)
-            return json_response(_encode(answer, target, int_enums), extra=extra)
-        chunks = _built(ctx.engine.generate(gen), builder, target, int_enums)
-        first = await anext(chunks, None)
+            try:
+                chunk = await _collect(answer)
+            finally:
+                record.entry = gen.notes.get("entry")
+            return _unary(builder.build(chunk, final=True, stream=False), chunk, target, int_enums, extra)
+        cut = framing.Cut()
+        chunks = _built(answer, builder, target, int_enums, cut)
+        try:
+            first = await anext(chunks, None)
+        finally:
+            record.entry = gen.notes.get("entry")
         if first is None:  # an engine that yielded nothing still gets a well-formed, finished stream
-            first = _encode(builder.build([], "STOP", None, final=True, stream=True), target, int_enums)
+            first = _encode(builder.build(Chunk(finish_reason="STOP"), final=True, stream=True), target, int_enums)
     except errors.ApiError as error:
         return error_response(error, mode)
     frame = framing.sse if mode == "sse" else framing.json_array
     media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
     headers = BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
-    return StreamingResponse(frame(first, chunks), headers=headers)
+    return StreamingResponse(framing.guard(frame(first, chunks), cut), headers=headers)
+
+
+def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:
+    """A unary answer, with the script's fault applied: DROP cuts the connection, TRUNCATE halves the body."""
+    response = json_response(body if chunk.raw is not None else _encode(body, target, int_enums), extra=extra)
+    if chunk.fault == TRUNCATE:
+        return _response(response.body[: len(response.body) // 2], 200, framing.JSON_TYPE, BASE_HEADERS | extra)
+    if chunk.fault == DROP:
+        cut = framing.Cut(at_byte=chunk.fault_at_byte or 0)
+        headers = BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}
+        return StreamingResponse(framing.guard(_once(bytes(response.body)), cut), headers=headers)
+    return response
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data
 
 
 def _generate_request(
@@ -116,6 +143,8 @@ def _generate_request(
 ) -> GenerateRequest:
     contents = validate.check_contents(body.get("contents"))
     return GenerateRequest(
+        method=target.method,
+        version=target.version,
         model=model,
         requested_model=target.model,
         backend=target.backend,
@@ -168,29 +197,73 @@ def _encode(answer: dict[str, Any], target: Target, int_enums: bool) -> dict[str
 
 
 async def _collect(chunks: AsyncIterator[Chunk]) -> Chunk:
-    """A unary answer from an engine's chunks: parts concatenated, adjacent plain text merged."""
+    """A unary answer from an engine's chunks: parts concatenated (adjacent plain text merged), the last
+    chunk's finish details and fault kept; raw chunks merge into the last raw response's first candidate."""
     merged = Chunk()
+    raws: list[dict[str, Any]] = []
     async for chunk in chunks:
+        if chunk.raw is not None:
+            raws.append(chunk.raw)
         for part in chunk.parts:
             last = merged.parts[-1] if merged.parts else None
             if last is not None and set(last) == {"text"} and set(part) == {"text"}:
                 merged.parts[-1] = {"text": last["text"] + part["text"]}
             else:
                 merged.parts.append(dict(part))
-        merged.finish_reason = chunk.finish_reason or merged.finish_reason
-        merged.finish_message = chunk.finish_message or merged.finish_message
+        for name in (
+            "finish_reason",
+            "finish_message",
+            "safety_ratings",
+            "block_reason",
+            "usage",
+            "fault",
+            "fault_at_byte",
+        ):
+            value = getattr(chunk, name)
+            if value is not None:
+                setattr(merged, name, value)
+        if chunk.fault == DROP and not chunk.parts and chunk.fault_at_byte is None:
+            break
+    if raws:
+        merged.raw = _merge_raw(raws)
+    if merged.raw is None and merged.block_reason is None:
+        merged.finish_reason = merged.finish_reason or "STOP"  # a unary answer always says how it ended
     return merged
 
 
+def _merge_raw(raws: list[dict[str, Any]]) -> dict[str, Any]:
+    """Streamed raw chunks as one unary response: the last chunk, its first candidate holding every part."""
+    if len(raws) == 1:
+        return raws[0]
+    parts = [p for r in raws for c in r.get("candidates", [])[:1] for p in c.get("content", {}).get("parts", [])]
+    last = dict(raws[-1])
+    if last.get("candidates"):
+        candidate = dict(last["candidates"][0])
+        candidate["content"] = dict(candidate.get("content", {})) | {"parts": parts}
+        last["candidates"] = [candidate, *last["candidates"][1:]]
+    return last
+
+
 async def _built(
-    chunks: AsyncIterator[Chunk], builder: responses.ResponseBuilder, target: Target, int_enums: bool
+    chunks: AsyncIterator[Chunk],
+    builder: responses.ResponseBuilder,
+    target: Target,
+    int_enums: bool,
+    cut: framing.Cut,
 ) -> AsyncIterator[dict[str, Any]]:
-    """Engine chunks as response bodies; the final one is the chunk carrying a finish reason."""
+    """Engine chunks as response bodies, passing each chunk's fault to the body's Cut. The final body is
+    the one whose chunk carries a finish reason (or a block reason)."""
     async for chunk in chunks:
-        body = builder.build(
-            chunk.parts, chunk.finish_reason, chunk.finish_message, final=chunk.finish_reason is not None, stream=True
-        )
-        yield _encode(body, target, int_enums)
+        if chunk.fault == DROP and chunk.fault_at_byte is None:
+            cut.drop_now = True
+            return
+        if chunk.fault == DROP:
+            cut.at_byte = chunk.fault_at_byte
+        elif chunk.fault == TRUNCATE:
+            cut.truncate_next = True
+        final = chunk.finish_reason is not None or chunk.block_reason is not None
+        body = builder.build(chunk, final=final, stream=True)
+        yield body if chunk.raw is not None else _encode(body, target, int_enums)
 
 
 async def get_model(ctx: Context, request: Request, target: Target) -> Response:

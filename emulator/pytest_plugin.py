@@ -1,77 +1,118 @@
-"""pytest plugin: a real emulator on a real loopback socket, for your tests and ours.
+"""pytest plugin (registered through the `pytest11` entry point): a real emulator on a real socket.
 
-    def test_my_code(gemini_emulator):
-        client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=gemini_emulator.url))
+Fixtures:
+- `gemini`: a fresh emulator for this test, in-process on a free port;
+- `gemini_shared`: one emulator for the whole session, with a namespace (its own API key) per test;
+- `gemini_emulator`: the session's server itself (`.url`), for tests that drive it by hand.
+`gemini` and `gemini_shared` point the SDKs at the emulator through the environment
+(GOOGLE_GEMINI_BASE_URL, GOOGLE_VERTEX_BASE_URL, GEMINI_API_KEY) and hand back a `Gemini` handle:
 
-The server runs uvicorn in a background thread (one per test session) on a free port.
+    def test_retry(gemini):
+        gemini.script({"error": "unavailable"}, {"text": "Hi!"})
+        ...
+        assert gemini.journal().statuses == [503, 200]
 """
 
 from __future__ import annotations
 
-import socket
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
-import uvicorn
 
-from emulator.app import create_app
+from emulator.client import AdminClient, Calls
 from emulator.config import Settings
-from engines.base import Engine
+from emulator.server import RunningEmulator, start
+from engines.base import GenerateRequest
+from engines.script import parse_entry
 
 
-@dataclass
-class RunningEmulator:
-    """A started emulator: its base URL and settings."""
+class Gemini:
+    """One test's view of an emulator: its URL and API key, a ready SDK client, scripting and journal."""
 
-    url: str
-    host: str
-    port: int
-    settings: Settings
-    _server: uvicorn.Server
-    _thread: threading.Thread
+    def __init__(self, server: RunningEmulator, api_key: str) -> None:
+        self.server = server
+        self.url = server.url
+        self.api_key = api_key
+        self.admin = AdminClient(server.url, api_key=api_key)
+        self._client: Any = None
 
-    def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
+    @property
+    def client(self) -> Any:
+        """A google-genai Client pointed at the emulator with this test's key (google-genai must be installed)."""
+        if self._client is None:
+            from google import genai
+            from google.genai import types
+
+            self._client = genai.Client(api_key=self.api_key, http_options=types.HttpOptions(base_url=self.url))
+        return self._client
+
+    def script(self, *entries: dict[str, Any], predicate: Callable[[GenerateRequest], bool] | None = None) -> None:
+        """Append entries to this test's script. `predicate` (a callable on the parsed request) becomes an
+        extra matcher of every entry given with it."""
+        if predicate is None:
+            self.admin.script(*entries)
+            return
+        store = self.server.store
+        if store is None:
+            raise RuntimeError("predicates need the scripted engine")
+        from emulator.auth import namespace_of
+
+        parsed = [parse_entry(entry, index=i, predicate=predicate) for i, entry in enumerate(entries)]
+        store.add(namespace_of({}, self.api_key), parsed)
+
+    def pending(self) -> list[dict[str, Any]]:
+        return self.admin.pending()
+
+    def strict(self, on: bool | None = True) -> None:
+        self.admin.strict(on)
+
+    def journal(self, model: str | None = None, rpc: str | None = None) -> Calls:
+        return self.admin.journal(model=model, rpc=rpc)
+
+    def reset(self) -> None:
+        self.admin.reset()
+
+    def close(self) -> None:
+        self.admin.close()
 
 
-def _free_port(host: str) -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+def _point_sdks(monkeypatch: pytest.MonkeyPatch, url: str, key: str) -> None:
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
+    monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", url)
+    monkeypatch.setenv("GEMINI_API_KEY", key)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
 
 
-def start(settings: Settings | None = None, engine: Engine | None = None) -> RunningEmulator:
-    """Start an emulator in a thread and return once it accepts connections; `engine` overrides settings."""
-    settings = settings or Settings()
-    host = settings.host
-    port = settings.port if settings.port else _free_port(host)
-    settings.port = port
-    config = uvicorn.Config(
-        create_app(settings, engine),
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        lifespan="off",
-    )
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    thread = threading.Thread(target=server.run, name=f"gemini-emulator:{port}", daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError(f"gemini-emulator failed to start on {host}:{port}")
-        thread.join(timeout=0.01)
-    return RunningEmulator(f"http://{host}:{port}", host, port, settings, server, thread)
+def _test_key() -> str:
+    return "test-" + uuid.uuid4().hex
 
 
 @pytest.fixture(scope="session")
 def gemini_emulator() -> Iterator[RunningEmulator]:
-    """A session-wide emulator on 127.0.0.1 with default settings (scripted engine)."""
+    """The session's emulator on 127.0.0.1 (default settings, scripted engine)."""
     running = start(Settings(port=0))
     yield running
+    running.stop()
+
+
+@pytest.fixture
+def gemini_shared(gemini_emulator: RunningEmulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
+    """This test's namespace on the session's emulator: its own key, script and journal."""
+    handle = Gemini(gemini_emulator, _test_key())
+    _point_sdks(monkeypatch, handle.url, handle.api_key)
+    yield handle
+    handle.reset()
+    handle.close()
+
+
+@pytest.fixture
+def gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
+    """A fresh emulator for this test alone, in-process on a free port."""
+    running = start(Settings(port=0))
+    handle = Gemini(running, _test_key())
+    _point_sdks(monkeypatch, handle.url, handle.api_key)
+    yield handle
+    handle.close()
     running.stop()

@@ -22,6 +22,7 @@ from typing import Any
 
 from emulator import tokens
 from emulator.routes import VERTEX
+from engines.base import Chunk
 
 SERVICE_TIER = "standard"  # Developer API usageMetadata.serviceTier and X-Gemini-Service-Tier header
 TRAFFIC_TYPE = "ON_DEMAND"  # Vertex usageMetadata.trafficType
@@ -74,24 +75,30 @@ class Usage:
         return self.prompt_text + self.prompt_media
 
     def developer(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"promptTokenCount": self.prompt}
-        if self.candidates:
-            out["candidatesTokenCount"] = self.candidates
-        out["totalTokenCount"] = self.prompt + self.candidates
-        out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
-        out["serviceTier"] = SERVICE_TIER
-        return out
+        return _ordered(
+            {
+                "promptTokenCount": self.prompt,
+                "candidatesTokenCount": self.candidates,
+                "totalTokenCount": self.prompt + self.candidates,
+                "promptTokensDetails": tokens.modality_details(self.prompt_text, self.prompt_media),
+                "serviceTier": SERVICE_TIER,
+            },
+            DEVELOPER_USAGE_ORDER,
+        )
 
     def vertex(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"promptTokenCount": self.prompt}
-        if self.candidates:
-            out["candidatesTokenCount"] = self.candidates
-        out["totalTokenCount"] = self.prompt + self.candidates
-        out["trafficType"] = TRAFFIC_TYPE
-        out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
-        if self.candidates:
-            out["candidatesTokensDetails"] = [{"modality": "TEXT", "tokenCount": self.candidates}]
-        return out
+        details = [{"modality": "TEXT", "tokenCount": self.candidates}] if self.candidates else None
+        return _ordered(
+            {
+                "promptTokenCount": self.prompt,
+                "candidatesTokenCount": self.candidates,
+                "totalTokenCount": self.prompt + self.candidates,
+                "trafficType": TRAFFIC_TYPE,
+                "promptTokensDetails": tokens.modality_details(self.prompt_text, self.prompt_media),
+                "candidatesTokensDetails": details,
+            },
+            VERTEX_USAGE_ORDER,
+        )
 
 
 @dataclass
@@ -111,47 +118,103 @@ class ResponseBuilder:
         if self.backend == VERTEX:
             self._ctime = create_time(self.fingerprint)
 
-    def build(
-        self,
-        parts: list[dict[str, Any]],
-        finish_reason: str | None,
-        finish_message: str | None,
-        final: bool,
-        stream: bool,
-    ) -> dict[str, Any]:
+    def build(self, chunk: Chunk, final: bool, stream: bool) -> dict[str, Any]:
+        """The response body for one engine chunk (`final`: it ends the answer)."""
+        if chunk.raw is not None:
+            self._sent += 1
+            return chunk.raw
         vertex = self.backend == VERTEX
-        ordered = [order_part(p) for p in parts]
+        ordered = [order_part(p) for p in chunk.parts]
         self.usage.candidates += tokens.count_parts(ordered)[0]
-        candidate: dict[str, Any] = {}
-        if ordered:
-            candidate["content"] = (
-                {"role": "model", "parts": ordered} if vertex else {"parts": ordered, "role": "model"}
-            )
-        elif not vertex:
-            candidate["content"] = {"role": "model"}
-        if finish_reason:
-            candidate["finishReason"] = finish_reason
-        if not vertex:
-            candidate["index"] = 0
-        if finish_message:
-            candidate["finishMessage"] = finish_message
-        body: dict[str, Any] = {"candidates": [candidate]}
+        body: dict[str, Any] = {}
+        if chunk.block_reason is None:
+            body["candidates"] = [self._candidate(chunk, ordered, vertex)]
+        else:
+            feedback: dict[str, Any] = {"blockReason": chunk.block_reason}
+            if chunk.safety_ratings:
+                feedback["safetyRatings"] = chunk.safety_ratings
+            body["promptFeedback"] = feedback
         if vertex:
             if stream and not final:
                 usage: dict[str, Any] = {"trafficType": TRAFFIC_TYPE}
             else:
-                usage = self.usage.vertex()
+                usage = _override(self.usage.vertex(), chunk.usage, VERTEX_USAGE_ORDER)
             if self._sent == 0 and self.usage.billable_chars:
                 usage["billablePromptUsage"] = {"textCount": self.usage.billable_chars}
             body["usageMetadata"] = usage
             body["modelVersion"] = self.model_version
             body["createTime"] = self._ctime
         else:
-            body["usageMetadata"] = self.usage.developer()
+            body["usageMetadata"] = _override(self.usage.developer(), chunk.usage, DEVELOPER_USAGE_ORDER)
             body["modelVersion"] = self.model_version
         body["responseId"] = self._rid
         self._sent += 1
         return body
+
+    @staticmethod
+    def _candidate(chunk: Chunk, parts: list[dict[str, Any]], vertex: bool) -> dict[str, Any]:
+        candidate: dict[str, Any] = {}
+        if parts:
+            candidate["content"] = {"role": "model", "parts": parts} if vertex else {"parts": parts, "role": "model"}
+        elif not vertex:
+            candidate["content"] = {"role": "model"}
+        if chunk.finish_reason:
+            candidate["finishReason"] = chunk.finish_reason
+        if chunk.safety_ratings:
+            candidate["safetyRatings"] = chunk.safety_ratings
+        if not vertex:
+            candidate["index"] = 0
+        if chunk.finish_message:
+            candidate["finishMessage"] = chunk.finish_message
+        return candidate
+
+
+# usageMetadata key orders (wire-facts §4; Vertex from the CRLF Firebase fixtures).
+DEVELOPER_USAGE_ORDER = (
+    "promptTokenCount",
+    "candidatesTokenCount",
+    "totalTokenCount",
+    "cachedContentTokenCount",
+    "promptTokensDetails",
+    "cacheTokensDetails",
+    "candidatesTokensDetails",
+    "toolUsePromptTokenCount",
+    "toolUsePromptTokensDetails",
+    "thoughtsTokenCount",
+    "serviceTier",
+)
+VERTEX_USAGE_ORDER = (
+    "promptTokenCount",
+    "candidatesTokenCount",
+    "totalTokenCount",
+    "cachedContentTokenCount",
+    "trafficType",
+    "promptTokensDetails",
+    "cacheTokensDetails",
+    "candidatesTokensDetails",
+    "toolUsePromptTokensDetails",
+    "toolUsePromptTokenCount",
+    "thoughtsTokenCount",
+)
+_ADDED_TO_TOTAL = ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount")
+
+
+def _override(usage: dict[str, Any], given: dict[str, Any] | None, order: tuple[str, ...]) -> dict[str, Any]:
+    """Computed usage with a script's fields laid over it, in production's order; the total is recomputed
+    from its parts unless given (wire-facts §6.4: prompt + candidates + thoughts + tool use)."""
+    if not given:
+        return usage
+    merged = usage | given
+    if "totalTokenCount" not in given:
+        merged["totalTokenCount"] = sum(int(merged.get(k) or 0) for k in _ADDED_TO_TOTAL)
+    return _ordered(merged, order)
+
+
+def _ordered(values: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    """`values` in production's key order, unknown keys last; zero counts and absent values omitted, as
+    proto3 JSON omits them (wire-facts §6: no candidatesTokenCount before any candidate token)."""
+    known = {k: values[k] for k in order if values.get(k) not in (None, 0)}
+    return known | {k: v for k, v in values.items() if k not in known and k not in order}
 
 
 def count_tokens(backend: str, usage: Usage) -> dict[str, Any]:

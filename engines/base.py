@@ -38,6 +38,9 @@ class GenerateRequest:
     safety_settings: list[dict[str, Any]] = field(default_factory=list)
     body: dict[str, Any] = field(default_factory=dict)  # the whole request body, for matchers
     fingerprint: str = ""  # stable digest of (model, body): same request, same value
+    method: str = "generateContent"  # or "streamGenerateContent"
+    version: str = "v1beta"  # API version of the URL, for error texts
+    notes: dict[str, Any] = field(default_factory=dict)  # what the engine wants journaled ("entry": name)
 
     def last_user_text(self) -> str:
         """Text of the last user turn (all its text parts joined), or ""."""
@@ -49,13 +52,29 @@ class GenerateRequest:
         return ""
 
 
+# Wire faults an engine can ask for (the wire layer carries them out; engines never touch sockets).
+DROP = "drop"  # close the connection abruptly: no further bytes, no clean end of the body
+TRUNCATE = "truncate"  # send this chunk's event cut short, then end the body normally
+
+
 @dataclass
 class Chunk:
-    """One piece of the answer: new parts (Gemini part dicts) and, on the last piece, how it ended."""
+    """One piece of the answer: new parts (Gemini part dicts) and, on the last piece, how it ended.
+
+    `raw` replaces everything else with a whole GenerateContentResponse object, served as is.
+    `fault` (DROP or TRUNCATE) breaks the wire at this chunk: DROP sends nothing of this chunk (or, with
+    `fault_at_byte`, the body up to that many bytes in total) and then drops the connection.
+    """
 
     parts: list[dict[str, Any]] = field(default_factory=list)
     finish_reason: str | None = None
     finish_message: str | None = None
+    safety_ratings: list[dict[str, Any]] | None = None
+    block_reason: str | None = None  # promptFeedback.blockReason: the answer has no candidates
+    usage: dict[str, Any] | None = None  # usageMetadata fields that override the computed ones
+    raw: dict[str, Any] | None = None
+    fault: str | None = None
+    fault_at_byte: int | None = None
 
 
 @runtime_checkable

@@ -1,166 +1,45 @@
-"""The scripted engine (the default): deterministic answers, zero configuration.
+"""The scripted engine (the default): answers from the caller's script, else the zero-config answer.
 
-With nothing scripted, the answer is derived from the request alone: the same request always gives
-the same text, different prompts give different text, and the length follows what was asked
-("Say hello" gets a sentence, "write three paragraphs" gets three paragraphs, "list five ..." gets
-five bullet points, "in one word" gets one word). Streamed, the text is split into several chunks.
+Scripts are per namespace (engines/namespaces.py), entries are validated in engines/script.py and turned
+into chunks by engines/render.py; engines/zero_config.py writes the unscripted text.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import AsyncIterator, Sequence
-from typing import TypeVar
+from collections.abc import AsyncIterator
 
+from emulator import errors
 from engines.base import Chunk, GenerateRequest
-
-_NUMBERS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "a": 1,
-    "an": 1,
-    "single": 1,
-}
-_COUNT = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an|single)"
-_PARAGRAPHS = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+|long\s+)?paragraphs?\b", re.I)
-_SENTENCES = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+)?sentences?\b", re.I)
-_ITEMS = re.compile(rf"\b(?:list|name|give)\b[^.?!]*?\b{_COUNT}\b", re.I)
-_ONE_WORD = re.compile(r"\b(?:one|single|1)[\s-]word\b", re.I)
-_LONG_FORM = re.compile(r"essay|story|article|explain in detail")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
-_STOP = frozenset(
-    "the and for are but not you your with this that from what which who whom how why when where "
-    "about into over under than then them they their there these those have has had was were will "
-    "would could should can may might must shall does did done say tell give write please make list "
-    "name short long word words sentence sentences paragraph paragraphs one two three four five six "
-    "seven eight nine ten some any all each every very just also only more most less least".split()
-)
-
-_OPENERS = (
-    "Here is a clear answer about {t}.",
-    "Good question about {t}.",
-    "Let's look at {t} step by step.",
-    "In short, {t} comes down to a few ideas.",
-    "Thinking about {t}, a few points stand out.",
-)
-_SENTENCE_TEMPLATES = (
-    "{T} is easiest to understand through a concrete example.",
-    "Most people first notice {t} when it affects their daily work.",
-    "The key idea behind {t} is simple, even if the details are not.",
-    "A useful way to think about {t} is as a balance of trade-offs.",
-    "Experts often describe {t} in terms of causes and effects.",
-    "{T} has changed a lot over the last few years.",
-    "When you look closely at {t}, patterns begin to emerge.",
-    "It helps to compare {t} with something familiar.",
-    "The history of {t} explains much of how it works today.",
-    "Small changes in {t} can have surprisingly large effects.",
-    "There is no single right answer about {t}, but some answers are better than others.",
-    "A good first step with {t} is to define the terms carefully.",
-)
-_ONE_WORDS = ("Yes.", "Paris.", "Blue.", "Seven.", "Hello.", "Certainly.", "Tomorrow.", "Water.")
-
-
-T = TypeVar("T")
-_MASK = (1 << 64) - 1
-
-
-class _Rng:
-    """A tiny xorshift generator: deterministic per seed, far cheaper to create than random.Random."""
-
-    __slots__ = ("state",)
-
-    def __init__(self, seed: str) -> None:
-        self.state = int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest()) or 1
-
-    def below(self, n: int) -> int:
-        x = self.state
-        x ^= (x << 13) & _MASK
-        x ^= x >> 7
-        x ^= (x << 17) & _MASK
-        self.state = x
-        return x % n
-
-    def choice(self, items: Sequence[T]) -> T:
-        return items[self.below(len(items))]
-
-    def randint(self, low: int, high: int) -> int:
-        return low + self.below(high - low + 1)
-
-
-def _topic(prompt: str) -> str:
-    words = [w.lower() for w in _WORD.findall(prompt) if w.lower() not in _STOP]
-    if not words:
-        return "this"
-    return " ".join(dict.fromkeys(words[:3]))
-
-
-def _count(match: re.Match[str] | None, default: int) -> int:
-    if not match:
-        return default
-    raw = match.group(1).lower()
-    return max(1, min(int(raw) if raw.isdigit() else _NUMBERS[raw], 50))
-
-
-def _sentences(rng: _Rng, topic: str, n: int) -> list[str]:
-    picks = [rng.choice(_SENTENCE_TEMPLATES) for _ in range(n)]
-    return [s.format(t=topic, T=topic[:1].upper() + topic[1:]) for s in picks]
-
-
-def compose(prompt: str, seed: str) -> str:
-    """The zero-config answer text for a prompt; `seed` makes it vary with the whole request."""
-    rng = _Rng(seed)
-    topic = _topic(prompt)
-    low = prompt.lower()
-    # Cheap substring tests guard each pattern: most prompts need none of the regular expressions.
-    if "word" in low and _ONE_WORD.search(prompt):
-        return rng.choice(_ONE_WORDS)
-    if "hello" in low.split() or low.startswith(("hi", "hello", "say hello")):
-        return f"Hello! {rng.choice(('How can I help you today?', 'Nice to meet you.', 'What can I do for you?'))}"
-    items = _ITEMS.search(prompt) if ("list" in low or "name" in low or "give" in low) else None
-    if items:
-        n = _count(items, 3)
-        lines = [f"{i + 1}. {s}" for i, s in enumerate(_sentences(rng, topic, n))]
-        return rng.choice(_OPENERS).format(t=topic) + "\n\n" + "\n".join(lines)
-    paragraphs = _PARAGRAPHS.search(prompt) if "paragraph" in low else None
-    if paragraphs or _LONG_FORM.search(low):
-        n = _count(paragraphs, 3)
-        return "\n\n".join(" ".join(_sentences(rng, topic, rng.randint(3, 5))) for _ in range(n))
-    sentences = _SENTENCES.search(prompt) if "sentence" in low else None
-    if sentences:
-        return " ".join(_sentences(rng, topic, _count(sentences, 1)))
-    # A one-line question gets a sentence or two; a longer prompt a little more.
-    extra = min(len(prompt) // 200, 4)
-    body = _sentences(rng, topic, 1 + rng.randint(0, 1) + extra)
-    return " ".join([rng.choice(_OPENERS).format(t=topic), *body])
-
-
-def split_for_stream(text: str, pieces: int = 4) -> list[str]:
-    """Split text into up to `pieces` chunks on word boundaries; concatenation gives the text back."""
-    words = text.split(" ")
-    if len(words) <= 1:
-        return [text]
-    size = max(1, -(-len(words) // pieces))
-    groups = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
-    return [g + " " for g in groups[:-1]] + groups[-1:]
+from engines.namespaces import ScriptStore
+from engines.render import ZERO_CONFIG, render
+from engines.zero_config import compose, split_for_stream
 
 
 class ScriptedEngine:
-    """Deterministic answers; the script queue and matchers build on this (see README)."""
+    """Answers from the caller's script when an entry matches, else the zero-config answer (or, in strict
+    mode, an error naming the nearest entries)."""
 
     name = "scripted"
 
+    def __init__(self, store: ScriptStore | None = None, strict: bool = False) -> None:
+        self.store = store or ScriptStore(strict=strict)
+
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
-        text = compose(request.last_user_text(), request.fingerprint)
-        pieces = split_for_stream(text) if request.stream else [text]
+        selection = self.store.select(request)
+        if selection.entry is not None:
+            request.notes["entry"] = selection.entry.name
+            async for chunk in render(selection.entry.spec, request, lambda: self._zero_config(request)):
+                yield chunk
+            return
+        if self.store.is_strict(request.namespace):
+            raise errors.script_unmatched(selection.near_misses)
+        request.notes["entry"] = ZERO_CONFIG
+        pieces = self._zero_config(request)
         for i, piece in enumerate(pieces):
             last = i == len(pieces) - 1
             yield Chunk(parts=[{"text": piece}], finish_reason="STOP" if last else None)
+
+    @staticmethod
+    def _zero_config(request: GenerateRequest) -> list[str]:
+        text = compose(request.last_user_text(), request.fingerprint)
+        return split_for_stream(text) if request.stream else [text]

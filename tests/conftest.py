@@ -9,7 +9,7 @@ import pytest
 from google import genai
 from google.genai import types
 
-from emulator.pytest_plugin import RunningEmulator
+from emulator.server import RunningEmulator
 
 KEY = "test-key"
 

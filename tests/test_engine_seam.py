@@ -17,7 +17,7 @@ from google.genai import types
 
 from emulator import errors
 from emulator.config import Settings
-from emulator.pytest_plugin import RunningEmulator, start
+from emulator.server import RunningEmulator, start
 from engines.base import Chunk, EngineLoadError, GenerateRequest, available_engines, load_engine
 
 HELLO = {"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engines.scripted import compose, split_for_stream
+from engines.zero_config import compose, split_for_stream
 
 
 def test_deterministic_per_seed() -> None:

@@ -9,7 +9,7 @@ from google import genai
 from google.genai import errors, types
 
 from emulator.config import Settings
-from emulator.pytest_plugin import RunningEmulator, start
+from emulator.server import RunningEmulator, start
 
 MODEL = "gemini-2.5-flash"
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from emulator.config import Settings
-from emulator.pytest_plugin import start
+from emulator.server import start
 
 GEN = "/v1beta/models/gemini-2.5-flash:generateContent"
 STREAM = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"

@@ -1,0 +1,140 @@
+"""The request journal: every API request and what was sent back, capped, with credentials redacted.
+
+Each record holds time, namespace, HTTP method, path, query, headers, the parsed body, the RPC and model,
+which script entry answered (or "zero-config"), the status, and the response body as sent (streams
+included). API keys, bearer tokens, App Check tokens and cookies never enter it: header values and the
+`key` query parameter are replaced by "REDACTED", and namespaces are named by a digest of the credential.
+The oldest records are evicted past the cap, and evictions are counted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from time import monotonic
+from typing import Any
+
+REDACTED = "REDACTED"
+SECRET_HEADERS = frozenset(
+    {"x-goog-api-key", "authorization", "cookie", "set-cookie", "x-firebase-appcheck", "proxy-authorization"}
+)
+SECRET_QUERY = frozenset({"key", "access_token"})
+MAX_RESPONSE_TEXT = 1 << 20  # a journaled response body keeps its first MiB
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers.items()}
+
+
+def redact_query(query: Mapping[str, str]) -> dict[str, str]:
+    return {k: (REDACTED if k in SECRET_QUERY else v) for k, v in query.items()}
+
+
+@dataclass
+class Record:
+    """One request as the journal keeps it; filled in as the request is handled."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    time: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="microseconds"))
+    started: float = field(default_factory=monotonic)
+    id: int = 0
+    namespace: str = ""
+    rpc: str = ""
+    model: str = ""
+    entry: str | None = None
+    body: Any = None
+    status: int = 0
+    response: str = ""
+    duration_ms: float = 0.0
+    complete: bool = False  # False while a stream is still being sent, or if it was cut off
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "time": self.time,
+            "namespace": self.namespace,
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+            "headers": self.headers,
+            "rpc": self.rpc,
+            "model": self.model,
+            "entry": self.entry,
+            "body": self.body,
+            "status": self.status,
+            "response": self.response,
+            "durationMs": round(self.duration_ms, 3),
+            "complete": self.complete,
+        }
+
+
+class Journal:
+    """A bounded, thread-safe list of records, oldest evicted first."""
+
+    def __init__(self, cap: int = 10_000) -> None:
+        self.cap = cap
+        self.evicted = 0
+        self._records: deque[Record] = deque()
+        self._next_id = 1
+        self._lock = threading.Lock()
+
+    def begin(self, method: str, path: str, query: Mapping[str, str], headers: Mapping[str, str]) -> Record:
+        record = Record(method, path, redact_query(query), redact_headers(headers))
+        with self._lock:
+            record.id = self._next_id
+            self._next_id += 1
+            self._records.append(record)
+            while len(self._records) > self.cap:
+                self._records.popleft()
+                self.evicted += 1
+        return record
+
+    @staticmethod
+    def finish(record: Record, status: int, body: bytes, complete: bool = True) -> None:
+        record.status = status
+        record.response = body[:MAX_RESPONSE_TEXT].decode("utf-8", "replace")
+        record.duration_ms = (monotonic() - record.started) * 1000
+        record.complete = complete
+
+    async def tee(self, record: Record, status: int, pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """Pass a streamed body through, journaling it as it was sent (complete only if it ended cleanly)."""
+        sent: list[bytes] = []
+        size = 0
+        complete = False
+        try:
+            async for piece in pieces:
+                if size < MAX_RESPONSE_TEXT:
+                    sent.append(piece)
+                    size += len(piece)
+                yield piece
+            complete = True
+        finally:
+            self.finish(record, status, b"".join(sent), complete)
+
+    def query(
+        self, namespace: str | None = None, model: str | None = None, rpc: str | None = None, since: int = 0
+    ) -> list[Record]:
+        """Records in order, filtered; `since` keeps ids greater than it."""
+        with self._lock:
+            records = list(self._records)
+        return [
+            r
+            for r in records
+            if r.id > since
+            and (namespace is None or r.namespace == namespace)
+            and (model is None or r.model == model.removeprefix("models/"))
+            and (rpc is None or r.rpc == rpc)
+        ]
+
+    def clear(self, namespace: str | None = None) -> None:
+        with self._lock:
+            if namespace is None:
+                self._records.clear()
+            else:
+                self._records = deque(r for r in self._records if r.namespace != namespace)

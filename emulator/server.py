@@ -1,0 +1,67 @@
+"""Run the emulator in a background thread of this process, on a free loopback port."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from dataclasses import dataclass
+
+import uvicorn
+
+from emulator.app import create_app
+from emulator.config import Settings
+from engines.base import Engine
+from engines.namespaces import ScriptStore
+
+
+@dataclass
+class RunningEmulator:
+    """A started emulator: its base URL and settings."""
+
+    url: str
+    host: str
+    port: int
+    settings: Settings
+    _server: uvicorn.Server
+    _thread: threading.Thread
+
+    @property
+    def store(self) -> ScriptStore | None:
+        """The engine's script store (in-process access: Python predicates work here)."""
+        return self._server.config.app.state.store  # type: ignore[no-any-return]
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def start(settings: Settings | None = None, engine: Engine | None = None) -> RunningEmulator:
+    """Start an emulator in a thread and return once it accepts connections; `engine` overrides settings."""
+    settings = settings or Settings()
+    host = settings.host
+    port = settings.port if settings.port else _free_port(host)
+    settings.port = port
+    config = uvicorn.Config(
+        create_app(settings, engine),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        lifespan="off",
+    )
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.run, name=f"gemini-emulator:{port}", daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError(f"gemini-emulator failed to start on {host}:{port}")
+        thread.join(timeout=0.01)
+    return RunningEmulator(f"http://{host}:{port}", host, port, settings, server, thread)

@@ -1,0 +1,115 @@
+"""Per-caller script state: every API key (or bearer token) is its own namespace, made on first use.
+
+The namespace "*" is shared: its entries (e.g. loaded with --script at start-up) answer any caller whose own
+script has nothing for the request. Mutations may come from other threads (the in-process pytest fixture),
+so they hold a lock; the event loop only reads and counts under the same lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.base import GenerateRequest
+from engines.script import FOREVER, Entry
+
+SHARED = "*"
+
+
+@dataclass
+class Namespace:
+    name: str
+    entries: list[Entry] = field(default_factory=list)
+    strict: bool | None = None  # None: follow the server's --strict
+    answered: int = 0
+    next_index: int = 0
+
+
+@dataclass
+class Selection:
+    """The entry that answers a request, or why none did."""
+
+    entry: Entry | None
+    near_misses: list[tuple[str, list[str]]] = field(default_factory=list)
+
+
+class ScriptStore:
+    """All namespaces' scripts."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+        self._lock = threading.Lock()
+        self._spaces: dict[str, Namespace] = {}
+
+    def namespace(self, name: str) -> Namespace:
+        with self._lock:
+            return self._get(name)
+
+    def _get(self, name: str) -> Namespace:
+        space = self._spaces.get(name)
+        if space is None:
+            space = self._spaces[name] = Namespace(name)
+        return space
+
+    def add(self, name: str, entries: list[Entry], replace: bool = False) -> None:
+        with self._lock:
+            space = self._get(name)
+            if replace:
+                space.entries.clear()
+            for entry in entries:
+                entry.index = space.next_index
+                space.next_index += 1
+                space.entries.append(entry)
+
+    def pending(self, name: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [e.describe() for e in self._get(name).entries]
+
+    def set_strict(self, name: str, strict: bool | None) -> None:
+        with self._lock:
+            self._get(name).strict = strict
+
+    def is_strict(self, name: str) -> bool:
+        with self._lock:
+            own = self._get(name).strict
+        return self.strict if own is None else own
+
+    def reset(self, name: str | None = None) -> None:
+        with self._lock:
+            if name is None:
+                self._spaces.clear()
+            else:
+                self._spaces.pop(name, None)
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._spaces)
+
+    def select(self, request: GenerateRequest) -> Selection:
+        """The caller's own entries first, then the shared ones; within each, entries with a matcher
+        before plain ones, and oldest first. Serving counts a use and drops a spent entry."""
+        misses: list[tuple[str, list[str]]] = []
+        with self._lock:
+            for name in (request.namespace, SHARED):
+                space = self._spaces.get(name)
+                if space is None or not space.entries:
+                    continue
+                matched = [e for e in space.entries if not e.match.empty]
+                plain = [e for e in space.entries if e.match.empty]
+                for entry in matched:
+                    why = entry.match.failures(request)
+                    if not why:
+                        return Selection(self._serve(space, entry))
+                    misses.append((entry.name, why))
+                if plain:
+                    return Selection(self._serve(space, plain[0]))
+        return Selection(None, misses)
+
+    @staticmethod
+    def _serve(space: Namespace, entry: Entry) -> Entry:
+        entry.served += 1
+        space.answered += 1
+        if entry.times != FOREVER and entry.served >= entry.times:
+            space.entries.remove(entry)
+        return entry

@@ -1,0 +1,107 @@
+"""Turning a script entry into chunks: the answer, its timing, and the faults it asks for."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from emulator import errors
+from engines.base import DROP, TRUNCATE, Chunk, GenerateRequest
+from engines.zero_config import split_for_stream
+
+ZERO_CONFIG = "zero-config"  # journal name of the unscripted answer
+# Gemini 3 names the reason a turn ended in calls (google-adk-go TestDelegation_*.httprr, 2026).
+FUNCTION_CALL_MESSAGE = "Model generated function call(s)."
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def mint_call_id(seed: str) -> str:
+    """8 characters of [a-z0-9], like production's functionCall ids (e.g. "gzbp0yzp")."""
+    digest = hashlib.sha256(("id:" + seed).encode()).digest()
+    return "".join(_ID_ALPHABET[b % 36] for b in digest[:8])
+
+
+def mint_signature(seed: str) -> str:
+    """An opaque base64 thoughtSignature; clients only echo it back."""
+    digest = hashlib.sha256(("sig:" + seed).encode()).digest()
+    return base64.b64encode(b"\x12" + digest * 2).decode()
+
+
+def error_from(spec: str | dict[str, Any], request: GenerateRequest) -> errors.ApiError:
+    if isinstance(spec, str):
+        return errors.named(spec, request.model, request.version)
+    return errors.ApiError(spec["code"], spec.get("message", ""), spec.get("status", ""), list(spec.get("details", [])))
+
+
+def _function_calls(spec: Any, request: GenerateRequest) -> list[dict[str, Any]]:
+    calls = spec if isinstance(spec, list) else [spec]
+    parts = []
+    for i, call in enumerate(calls):
+        seed = f"{request.fingerprint}:{i}:{call['name']}"
+        body = {"name": call["name"], "args": call.get("args", {}), "id": call.get("id") or mint_call_id(seed)}
+        part: dict[str, Any] = {"functionCall": body}
+        if i == 0:
+            part["thoughtSignature"] = mint_signature(seed)
+        parts.append(part)
+    return parts
+
+
+def answer_chunks(spec: dict[str, Any], request: GenerateRequest, prelude: Callable[[], list[str]]) -> list[Chunk]:
+    """The entry's answer as chunks, before timing and faults; `prelude` is the text used when the
+    entry only declares a fault (errorAfterChunks without an answer of its own)."""
+    if "blockReason" in spec:
+        return [Chunk(block_reason=spec["blockReason"], safety_ratings=spec.get("safetyRatings"))]
+    if "raw" in spec:
+        items = spec["raw"] if isinstance(spec["raw"], list) else [spec["raw"]]
+        return [Chunk(raw=item) for item in items]
+    if "functionCall" in spec:
+        message = FUNCTION_CALL_MESSAGE if request.model.startswith("gemini-3") else None
+        chunk = Chunk(parts=_function_calls(spec["functionCall"], request), finish_message=message)
+        return [chunk]
+    if "chunks" in spec:
+        return [Chunk(parts=[{"text": c} if isinstance(c, str) else dict(c)]) for c in spec["chunks"]]
+    if "text" in spec:
+        texts = split_for_stream(spec["text"]) if request.stream else [spec["text"]]
+    else:
+        texts = prelude()
+    return [Chunk(parts=[{"text": t}]) for t in texts]
+
+
+async def render(
+    spec: dict[str, Any], request: GenerateRequest, prelude: Callable[[], list[str]] = lambda: [""]
+) -> AsyncIterator[Chunk]:
+    """Yield the entry's chunks with its delays, finish details and faults."""
+    if spec.get("delayMs"):
+        await asyncio.sleep(spec["delayMs"] / 1000)
+    midstream = "errorAfterChunks" in spec
+    if "error" in spec and not midstream:
+        raise error_from(spec["error"], request)
+    chunks = answer_chunks(spec, request, prelude)
+    last = chunks[-1]
+    if last.raw is None and last.block_reason is None:
+        last.finish_reason = spec.get("finishReason", "STOP")
+        last.finish_message = spec.get("finishMessage", last.finish_message)
+        last.safety_ratings = spec.get("safetyRatings")
+    if "usage" in spec:
+        for chunk in chunks:
+            chunk.usage = spec["usage"]
+    if midstream:
+        chunks = chunks[: spec["errorAfterChunks"]]
+        for chunk in chunks:  # the stream never finished
+            chunk.finish_reason = chunk.finish_message = None
+    elif "dropAfterChunks" in spec:
+        chunks = [*chunks[: spec["dropAfterChunks"]], Chunk(fault=DROP)]
+    elif "dropAfterBytes" in spec:
+        chunks[0].fault, chunks[0].fault_at_byte = DROP, spec["dropAfterBytes"]
+    elif spec.get("truncateFinalEvent"):
+        last.fault = TRUNCATE
+    pause = spec.get("chunkDelayMs", 0) / 1000
+    for i, chunk in enumerate(chunks):
+        if i and pause:
+            await asyncio.sleep(pause)
+        yield chunk
+    if midstream:
+        raise error_from(spec["error"], request)
