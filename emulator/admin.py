@@ -57,8 +57,9 @@ def load_script_file(path: str) -> Any:
 class Admin:
     """Admin endpoints over the script store and the journal."""
 
-    def __init__(self, settings: Settings, store: ScriptStore | None, journal: Journal) -> None:
+    def __init__(self, settings: Settings, store: ScriptStore | None, journal: Journal, engine: str) -> None:
         self.settings = settings
+        self.engine = engine
         self.store = store
         self.journal = journal
         self._routes = {
@@ -107,9 +108,7 @@ class Admin:
 
     def _scripts(self) -> ScriptStore:
         if self.store is None:
-            raise errors.ApiError(
-                400, f"the {self.settings.engine} engine takes no script", status="FAILED_PRECONDITION"
-            )
+            raise errors.ApiError(400, f"the {self.engine} engine takes no script", status="FAILED_PRECONDITION")
         return self.store
 
     @staticmethod
@@ -150,7 +149,7 @@ class Admin:
             strict = orjson.loads(await request.body() or b"{}").get("strict")
         except (orjson.JSONDecodeError, AttributeError):
             strict = "invalid"
-        if strict not in (True, False, None):
+        if strict is not True and strict is not False and strict is not None:  # 1 == True, but not a bool
             raise errors.ApiError(400, 'strict: expected {"strict": true, false or null (follow the server)}')
         store.set_strict(name, strict)
         return _json({"namespace": name, "strict": store.is_strict(name)})
@@ -198,6 +197,7 @@ OPENAPI: dict[str, Any] = {
         f"{PREFIX}/health": {"get": _op("Liveness and readiness")},
         f"{PREFIX}/version": {"get": _op("Emulator version")},
         f"{PREFIX}/config": {"get": _op("Current settings (secrets redacted)")},
+        f"{PREFIX}/openapi.json": {"get": _op("This OpenAPI 3.1 description of the admin API")},
         f"{PREFIX}/script": {
             "get": _op("Pending entries of the caller's namespace"),
             "post": _op("Append entries", body=True),

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from emulator import errors, framing, handlers, routes
+from emulator import auth, errors, framing, handlers, routes
 from emulator.admin import PREFIX, Admin, load_script_file
 from emulator.config import Settings
 from emulator.journal import Journal
@@ -65,20 +65,25 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             store.add(SHARED, parse_entries(load_script_file(settings.script)))
     ctx = handlers.Context(settings, engine)
     journal = Journal(settings.journal_cap)
-    admin = Admin(settings, store, journal)
+    admin = Admin(settings, store, journal, engine.name)
 
     async def dispatch(request: Request) -> Response:
         path = request.scope["path"]
         if path.startswith(PREFIX):
             return await admin.dispatch(request, path)
-        target = routes.match(request.method, path)
-        if target is None:
-            return not_found_page(path)
-        if target.action != "call":
-            return await _models(target, request)
         record = journal.begin(request.method, path, request.query_params, request.headers)
+        target = routes.match(request.method, path)
         try:
-            response = await handlers.call(ctx, request, target, record)
+            if target is None:
+                record.namespace = auth.caller_namespace(request.headers, request.query_params)
+                response = not_found_page(path)
+            elif target.action == "call":
+                response = await handlers.call(ctx, request, target, record)
+            else:
+                record.namespace = auth.caller_namespace(request.headers, request.query_params)
+                record.rpc, record.model = target.action, target.model
+                handler = handlers.get_model if target.action == "get_model" else handlers.list_models
+                response = await handler(ctx, request, target)
         except Exception:  # never a stack trace to the client
             log.exception("unexpected failure on %s %s", request.method, path)
             response = handlers.error_response(errors.internal())
@@ -87,15 +92,6 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         else:
             journal.finish(record, response.status_code, bytes(response.body))
         return response
-
-    async def _models(target: routes.Target, request: Request) -> Response:
-        try:
-            if target.action == "get_model":
-                return await handlers.get_model(ctx, request, target)
-            return await handlers.list_models(ctx, request, target)
-        except Exception:  # never a stack trace to the client
-            log.exception("unexpected failure on %s %s", request.method, request.scope["path"])
-            return handlers.error_response(errors.internal())
 
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     app = Starlette(routes=[Route("/{path:path}", dispatch, methods=methods)])

@@ -90,5 +90,5 @@ async def guard(pieces: AsyncIterator[bytes], cut: Cut) -> AsyncIterator[bytes]:
             raise DropConnection
         sent += len(piece)
         yield piece
-    if cut.drop_now:
+    if cut.drop_now or cut.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
         raise DropConnection

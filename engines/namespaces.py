@@ -21,7 +21,7 @@ SHARED = "*"
 class Namespace:
     name: str
     entries: list[Entry] = field(default_factory=list)
-    strict: bool | None = None  # None: follow the server's --strict
+    strict: bool | None = None  # None: follow the shared namespace's setting, else the server's --strict
     answered: int = 0
     next_index: int = 0
 
@@ -71,9 +71,13 @@ class ScriptStore:
             self._get(name).strict = strict
 
     def is_strict(self, name: str) -> bool:
+        """The namespace's own setting, else the shared namespace's (it speaks for every caller, as its
+        entries answer every caller), else the server's --strict."""
         with self._lock:
             own = self._get(name).strict
-        return self.strict if own is None else own
+            shared = self._spaces.get(SHARED)
+            default = self.strict if shared is None or shared.strict is None else shared.strict
+        return default if own is None else own
 
     def reset(self, name: str | None = None) -> None:
         with self._lock:

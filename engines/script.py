@@ -116,8 +116,12 @@ class Match:
             out.append("last turn is a function response" if not c["hasFunctionResponse"] else "no function response")
         if "turn" in c and model_turns(request) != c["turn"]:
             out.append(f"turn is {model_turns(request)}, not {c['turn']}")
-        if self.predicate is not None and not self.predicate(request):
-            out.append("predicate returned false")
+        if self.predicate is not None:
+            try:
+                if not self.predicate(request):
+                    out.append("predicate returned false")
+            except Exception as exc:  # a broken predicate is a mismatch the author can read, not a 500
+                out.append(f"predicate raised {type(exc).__name__}: {exc}")
         return out
 
 
@@ -140,12 +144,15 @@ class Entry:
         return FOREVER if self.times == FOREVER else self.times - self.served
 
     def describe(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name,
             "served": self.served,
             "remaining": "forever" if self.times == FOREVER else self.remaining,
             "entry": self.spec,
         }
+        if self.match.predicate is not None:  # set from Python: not part of the JSON entry
+            out["predicate"] = getattr(self.match.predicate, "__name__", "predicate")
+        return out
 
 
 def system_text(request: GenerateRequest) -> str:
@@ -225,9 +232,15 @@ def _check_answer(obj: dict[str, Any], index: int | None) -> None:
             code = error.get("code")
             if not isinstance(code, int) or isinstance(code, bool) or not 400 <= code <= 599:
                 raise EntryError("error.code", "an HTTP status from 400 to 599", index)
-            if not isinstance(error.get("message", ""), str):
-                raise EntryError("error.message", "a string", index)
-            if not isinstance(error.get("details", []), list):
+            unknown = sorted(set(error) - {"code", "message", "status", "details"})
+            if unknown:
+                allowed = "not an error field (allowed: code, message, status, details)"
+                raise EntryError(f"error.{unknown[0]}", allowed, index)
+            for key in ("message", "status"):
+                if not isinstance(error.get(key, ""), str):
+                    raise EntryError(f"error.{key}", "a string", index)
+            details = error.get("details", [])
+            if not isinstance(details, list) or not all(isinstance(d, dict) for d in details):
                 raise EntryError("error.details", "a list of detail objects", index)
         else:
             raise EntryError("error", "a catalogue name or an object with code, message, status, details", index)
@@ -238,13 +251,17 @@ def _check_modifiers(obj: dict[str, Any], index: int | None) -> None:
         raise EntryError("finishReason", f"one of {', '.join(sorted(FINISH_REASONS))}", index)
     if "blockReason" in obj and obj["blockReason"] not in BLOCK_REASONS:
         raise EntryError("blockReason", f"one of {', '.join(sorted(BLOCK_REASONS))}", index)
-    for key in ("finishMessage",):
+    for key in ("name", "finishMessage"):
         if key in obj and not isinstance(obj[key], str):
             raise EntryError(key, "a string", index)
-    if "safetyRatings" in obj and not isinstance(obj["safetyRatings"], list):
+    ratings = obj.get("safetyRatings", [])
+    if not isinstance(ratings, list) or not all(isinstance(r, dict) for r in ratings):
         raise EntryError("safetyRatings", "a list of {category, probability} objects", index)
     if "usage" in obj and not isinstance(obj["usage"], dict):
         raise EntryError("usage", 'an object of usageMetadata fields, e.g. {"promptTokenCount": 10}', index)
+    for key, value in obj.get("usage", {}).items():  # token counts are summed into totalTokenCount
+        if key.endswith("Count") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise EntryError(f"usage.{key}", "a whole number of tokens, 0 or more", index)
     for key in ("delayMs", "chunkDelayMs"):
         if key in obj and (not isinstance(obj[key], int | float) or isinstance(obj[key], bool) or obj[key] < 0):
             raise EntryError(key, "a number of milliseconds, 0 or more", index)
