@@ -15,7 +15,7 @@ from emulator import errors
 
 _DATA = Path(__file__).with_name("models.json")
 # Methods every generative model accepts on the wire though ListModels does not list them.
-_IMPLIED = {"streamGenerateContent": "generateContent"}
+_IMPLIED = {"streamGenerateContent": "generateContent", "batchEmbedContents": "embedContent", "predict": "embedContent"}
 
 
 @dataclass(frozen=True)

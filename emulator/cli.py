@@ -8,6 +8,14 @@ from collections.abc import Sequence
 
 from emulator import __version__
 from emulator.config import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, Settings, env_name
+from emulator.sdk_env import (
+    DEFAULT_CLIENT_KEY,
+    SHELLS,
+    WILDCARD_LOOPBACK,
+    client_base_url,
+    sdk_environment,
+    shell_lines,
+)
 from engines.base import EngineLoadError, available_engines, load_engine
 
 
@@ -31,6 +39,29 @@ def build_parser() -> argparse.ArgumentParser:
     _serve_options(serve)
     commands.add_parser(
         "engines", help="list the installed answer engines", description="List engine names usable with --engine."
+    )
+    env = commands.add_parser(
+        "env",
+        help="print shell lines that point SDKs at a running emulator",
+        description='Print the environment that points unmodified SDKs at an emulator: eval "$(gemini-emulator env)".'
+        " google-genai (Python) and @google/genai (Node) read the base URLs; they, LangChain and @ai-sdk/google"
+        " read the key.",
+        argument_default=argparse.SUPPRESS,
+    )
+    env.add_argument(
+        "--host", help=_help("the emulator's address (a wildcard such as 0.0.0.0 means loopback)", "host", DEFAULT_HOST)
+    )
+    env.add_argument("--port", type=int, help=_help("the emulator's port", "port", DEFAULT_PORT))
+    env.add_argument(
+        "--api-key",
+        dest="api_key",
+        help=_help("API key to export (the emulator's --api-key, if it has one)", "api_key", DEFAULT_CLIENT_KEY),
+    )
+    env.add_argument(
+        "--shell",
+        choices=SHELLS,
+        default="sh",
+        help="syntax of the lines: sh (also bash, zsh), fish or powershell [default sh]",
     )
     _serve_options(parser)
     return parser
@@ -85,19 +116,41 @@ _OPTIONS = ("host", "port", "engine", "api_key", "max_body_bytes", "strict", "sc
 
 
 def banner(settings: Settings) -> str:
-    base = f"http://{settings.host}:{settings.port}"
+    """What the server prints at start: where it listens, what it serves, how to point each SDK at it."""
+    url = client_base_url(settings.host, settings.port)
+    wildcard = settings.host in WILDCARD_LOOPBACK
+    env_args = "" if wildcard or settings.host == DEFAULT_HOST else f" --host {settings.host}"
+    env_args += "" if settings.port == DEFAULT_PORT else f" --port {settings.port}"
+    where = f"{url} (from outside a container: the published port)" if wildcard else url
     return "\n".join(
         [
-            f"gemini-emulator {__version__} serving {base} (engine: {settings.engine})",
-            "  Developer API  /v1/models/{model}:{generateContent,streamGenerateContent,countTokens}  (also /v1beta)",
-            "  Vertex AI      /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:{method} (+v1)",
+            f"gemini-emulator {__version__} listening on {settings.host}:{settings.port}, engine {settings.engine}",
+            "  Developer API  /{v1,v1beta}/models/{model}:{generateContent,streamGenerateContent,countTokens}",
+            "  Vertex AI      /{v1,v1beta1}/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}",
+            "                 /{v1,v1beta1}/publishers/google/models/{model}:{method} (express mode)",
             "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
-            "  Point an SDK at it:",
-            f"    export GOOGLE_GEMINI_BASE_URL={base}    # google-genai (Python) reads this",
-            f"    genai.Client(api_key='any', http_options=types.HttpOptions(base_url='{base}'))",
-            f"    new GoogleGenAI({{apiKey: 'any', httpOptions: {{baseUrl: '{base}'}}}})",
+            "  Admin          /__emulator/ (health, script, journal; GET /__emulator/openapi.json)",
+            f"Point an SDK at {where}:",
+            f'  eval "$(gemini-emulator env{env_args})"   # then google-genai and @google/genai need no code change',
+            f"  google-genai      genai.Client(http_options=types.HttpOptions(base_url='{url}'))",
+            f"  @google/genai     new GoogleGenAI({{apiKey, httpOptions: {{baseUrl: '{url}'}}}})",
+            f"  firebase/ai       getGenerativeModel(ai, {{model}}, {{baseUrl: '{url}'}})",
+            f"  @ai-sdk/google    createGoogleGenerativeAI({{baseURL: '{url}/v1beta'}})",
+            f"  LangChain (JS)    new ChatGoogleGenerativeAI({{model, baseUrl: '{url}'}})",
         ]
     )
+
+
+def print_env(args: argparse.Namespace) -> int:
+    """`gemini-emulator env`: the shell lines that point SDKs at the emulator these settings describe."""
+    try:
+        settings = Settings.from_env(**{name: getattr(args, name, None) for name in ("host", "port", "api_key")})
+    except ValueError as exc:
+        print(f"gemini-emulator: {exc}", file=sys.stderr)
+        return 2
+    url = client_base_url(settings.host, settings.port)
+    print(shell_lines(sdk_environment(url, settings.api_key or DEFAULT_CLIENT_KEY), getattr(args, "shell", "sh")))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, target in sorted(available_engines().items()):
             print(f"{name}\t{target}")
         return 0
+    if args.command == "env":
+        return print_env(args)
     options = {name: getattr(args, name, None) for name in _OPTIONS}
     try:
         settings = Settings.from_env(**options)

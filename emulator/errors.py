@@ -340,3 +340,28 @@ def script_unmatched(near_misses: list[tuple[str, list[str]]]) -> ApiError:
 def not_implemented(what: str) -> ApiError:
     """Emulator-only: a method the emulator routes but does not serve yet (no production analogue)."""
     return ApiError(501, f"The emulator does not implement {what} yet.")
+
+
+# --- openai engine: an OpenAI-compatible upstream failed (emulator-only wording; codes from this catalogue) ---
+
+
+def upstream_said(upstream: str, status: int, message: str) -> dict[str, Any]:
+    """A DebugInfo detail carrying the upstream's own words, added to the Google error it was mapped to."""
+    return debug_info(f"upstream {upstream} answered HTTP {status}: {message}")
+
+
+def upstream_unavailable(upstream: str, reason: str) -> ApiError:
+    """The upstream did not answer (refused, timed out, 5xx, broke off): retryable, like production's 503."""
+    return ApiError(503, f"The upstream model server {upstream} is unavailable: {reason}")
+
+
+def upstream_invalid(upstream: str, problem: str) -> ApiError:
+    """The upstream answered something that cannot become a Gemini response (malformed JSON, bad tool calls)."""
+    return ApiError(
+        500, f"The upstream model server {upstream} sent an answer the emulator cannot translate: {problem}"
+    )
+
+
+def not_translatable(what: str) -> ApiError:
+    """Part of a Gemini request that has no OpenAI chat-completions form."""
+    return ApiError(400, f"The openai engine cannot send {what} to an OpenAI-compatible upstream.")

@@ -92,3 +92,34 @@ async def guard(pieces: AsyncIterator[bytes], cut: Cut) -> AsyncIterator[bytes]:
         yield piece
     if cut.drop_now or cut.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
         raise DropConnection
+
+
+def unframe_sse(body: bytes) -> tuple[list[bytes], bytes]:
+    """The inverse of `sse`, for recorded bodies: each event's payload, and what follows the last event
+    (production's raw error tail, or b""). Raises ValueError for a body that is not SSE framing."""
+    payloads: list[bytes] = []
+    pos = 0
+    while body.startswith(_SSE_PREFIX, pos):
+        end = body.find(_SSE_END, pos)
+        if end < 0:
+            raise ValueError(f"unterminated SSE event at byte {pos}")
+        payloads.append(body[pos + len(_SSE_PREFIX) : end])
+        pos = end + len(_SSE_END)
+    if not payloads and body:
+        raise ValueError("not an SSE body: no data event")
+    return payloads, body[pos:]
+
+
+def sse_pieces(body: bytes) -> list[bytes]:
+    """A recorded SSE body cut where the framer cuts it: one piece per event, then the tail (if any)."""
+    payloads, tail = unframe_sse(body)
+    return [_SSE_PREFIX + p + _SSE_END for p in payloads] + ([tail] if tail else [])
+
+
+def json_array_pieces(body: bytes) -> list[bytes]:
+    """A recorded JSON-array body cut where the framer cuts it: `[` + first element, `\\n,\\r\\n` + each
+    next one, then `\\n]`. A raw newline never occurs inside a JSON string, so the separator is exact."""
+    if not (body.startswith(_ARRAY_OPEN) and body.endswith(_ARRAY_CLOSE)):
+        raise ValueError("not a JSON-array stream body")
+    elements = body[len(_ARRAY_OPEN) : -len(_ARRAY_CLOSE)].split(_ARRAY_SEP)
+    return [_ARRAY_OPEN + elements[0], *(_ARRAY_SEP + e for e in elements[1:]), _ARRAY_CLOSE]

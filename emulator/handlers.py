@@ -13,14 +13,20 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from emulator import auth, catalogue, enums, errors, framing, printers, responses, tokens, validate
+from emulator import auth, catalogue, embeddings, enums, errors, framing, printers, responses, tokens, validate
 from emulator.config import Settings
 from emulator.headers import BASE_HEADERS, SERVICE_TIER_HEADER
 from emulator.journal import Record
-from emulator.routes import DEVELOPER, Target
-from engines.base import DROP, TRUNCATE, Chunk, Engine, GenerateRequest
+from emulator.routes import DEVELOPER, SERVED_METHODS, Target
+from engines.base import DROP, TRUNCATE, Chunk, Embedder, Engine, GenerateRequest
 
-_MESSAGE_FOR = {"countTokens": "CountTokensRequest"}
+_MESSAGE_FOR = {
+    "countTokens": "CountTokensRequest",
+    "embedContent": "EmbedContentRequest",  # not in wire_fields.json yet: names are not checked
+    "batchEmbedContents": "BatchEmbedContentsRequest",
+    "predict": "PredictRequest",
+}
+EMBEDDING_METHODS = frozenset({"embedContent", "batchEmbedContents", "predict"})
 _PAGE_DEFAULT, _PAGE_MAX = 50, 1000
 
 
@@ -83,7 +89,7 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
         record.namespace = auth.namespace_of(request.headers, credential)
         raw = await read_body(request, ctx.settings.max_body_bytes)
         record.body = raw.decode("utf-8", "replace")
-        if target.method not in ("generateContent", "streamGenerateContent", "countTokens"):
+        if target.method not in SERVED_METHODS:
             raise errors.not_implemented(f"the {target.method} method")
         body = validate.parse_body(raw)
         record.body = body
@@ -95,8 +101,11 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
         int_enums = enums.wants_int_enums(query.get("$alt", ""))
         if target.method == "countTokens":
             return _count_tokens(target, body, int_enums)
-        gen = _generate_request(target, model, body, record.namespace, stream=bool(mode))
-        usage = _usage(target, gen.contents, gen.system_instruction, gen.tools)
+        if target.method in EMBEDDING_METHODS:
+            if not isinstance(ctx.engine, Embedder):
+                raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
+            return json_response(embeddings.answer(ctx.engine, target, model, body))
+        gen, usage = _generate_request(ctx, target, model, body, record.namespace, stream=bool(mode))
         builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
         extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
         answer = ctx.engine.generate(gen)
@@ -139,10 +148,14 @@ async def _once(data: bytes) -> AsyncIterator[bytes]:
 
 
 def _generate_request(
-    target: Target, model: str, body: dict[str, Any], namespace: str, stream: bool
-) -> GenerateRequest:
+    ctx: Context, target: Target, model: str, body: dict[str, Any], namespace: str, stream: bool
+) -> tuple[GenerateRequest, responses.Usage]:
+    """The engine's view of the request, and the prompt's token usage (one estimator for both)."""
     contents = validate.check_contents(body.get("contents"))
-    return GenerateRequest(
+    system = _get(body, "systemInstruction", "system_instruction")
+    tools = _get(body, "tools") or []
+    usage = _usage(target, contents, system, tools)
+    request = GenerateRequest(
         method=target.method,
         version=target.version,
         model=model,
@@ -151,14 +164,17 @@ def _generate_request(
         stream=stream,
         namespace=namespace,
         contents=contents,
-        system_instruction=_get(body, "systemInstruction", "system_instruction"),
+        system_instruction=system,
         generation_config=_get(body, "generationConfig", "generation_config") or {},
-        tools=_get(body, "tools") or [],
+        tools=tools,
         tool_config=_get(body, "toolConfig", "tool_config"),
         safety_settings=_get(body, "safetySettings", "safety_settings") or [],
         body=body,
         fingerprint=fingerprint(model, body),
+        thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
+        prompt_tokens=usage.prompt,
     )
+    return request, usage
 
 
 def _get(body: dict[str, Any], *names: str) -> Any:

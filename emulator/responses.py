@@ -125,7 +125,8 @@ class ResponseBuilder:
             return chunk.raw
         vertex = self.backend == VERTEX
         ordered = [order_part(p) for p in chunk.parts]
-        self.usage.candidates += tokens.count_parts(ordered)[0]
+        # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
+        self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
         body: dict[str, Any] = {}
         if chunk.block_reason is None:
             body["candidates"] = [self._candidate(chunk, ordered, vertex)]

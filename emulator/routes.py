@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass
 
 # Methods the emulator serves on a model, and those production has that it does not serve yet.
-SERVED_METHODS = frozenset({"generateContent", "streamGenerateContent", "countTokens"})
+SERVED_METHODS = frozenset(
+    {"generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents", "predict"}
+)
 KNOWN_METHODS = SERVED_METHODS | frozenset(
     {
         "embedContent",

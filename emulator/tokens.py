@@ -26,6 +26,16 @@ def count_text(text: str) -> int:
     return len(_PIECES.findall(text)) if text else 0
 
 
+def truncate(text: str, limit: int) -> str:
+    """The longest prefix of `text` that counts at most `limit` tokens (cut at a token boundary)."""
+    if limit <= 0:
+        return ""
+    for i, match in enumerate(_PIECES.finditer(text)):
+        if i == limit:
+            return text[: match.start()].rstrip()
+    return text
+
+
 def _part_text(part: dict[str, Any]) -> str:
     if isinstance(part.get("text"), str):
         return part["text"]

@@ -41,6 +41,8 @@ class GenerateRequest:
     method: str = "generateContent"  # or "streamGenerateContent"
     version: str = "v1beta"  # API version of the URL, for error texts
     notes: dict[str, Any] = field(default_factory=dict)  # what the engine wants journaled ("entry": name)
+    thinking: bool = False  # the model thinks (catalogue): thought tokens, signatures
+    prompt_tokens: int = 0  # the wire's token count of everything the model reads
 
     def last_user_text(self) -> str:
         """Text of the last user turn (all its text parts joined), or ""."""
@@ -75,6 +77,13 @@ class Chunk:
     raw: dict[str, Any] | None = None
     fault: str | None = None
     fault_at_byte: int | None = None
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Engines that also answer embedding calls implement this."""
+
+    def embed(self, model: str, texts: list[str], dimensions: int | None) -> list[list[float]]: ...
 
 
 @runtime_checkable

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from emulator import errors
+from engines import embeddings, synthesis
 from engines.base import Chunk, GenerateRequest
 from engines.namespaces import ScriptStore
 from engines.render import ZERO_CONFIG, render
@@ -34,10 +35,12 @@ class ScriptedEngine:
         if self.store.is_strict(request.namespace):
             raise errors.script_unmatched(selection.near_misses)
         request.notes["entry"] = ZERO_CONFIG
-        pieces = self._zero_config(request)
-        for i, piece in enumerate(pieces):
-            last = i == len(pieces) - 1
-            yield Chunk(parts=[{"text": piece}], finish_reason="STOP" if last else None)
+        for chunk in synthesis.answer(request, request.prompt_tokens):
+            yield chunk
+
+    def embed(self, model: str, texts: list[str], dimensions: int | None) -> list[list[float]]:
+        size = embeddings.dimensions(model, dimensions)
+        return [embeddings.embed(text, size) for text in texts]
 
     @staticmethod
     def _zero_config(request: GenerateRequest) -> list[str]:

@@ -71,7 +71,7 @@ T = TypeVar("T")
 _MASK = (1 << 64) - 1
 
 
-class _Rng:
+class Rng:
     """A tiny xorshift generator: deterministic per seed, far cheaper to create than random.Random."""
 
     __slots__ = ("state",)
@@ -108,14 +108,14 @@ def _count(match: re.Match[str] | None, default: int) -> int:
     return max(1, min(int(raw) if raw.isdigit() else _NUMBERS[raw], 50))
 
 
-def _sentences(rng: _Rng, topic: str, n: int) -> list[str]:
+def _sentences(rng: Rng, topic: str, n: int) -> list[str]:
     picks = [rng.choice(_SENTENCE_TEMPLATES) for _ in range(n)]
     return [s.format(t=topic, T=topic[:1].upper() + topic[1:]) for s in picks]
 
 
 def compose(prompt: str, seed: str) -> str:
     """The zero-config answer text for a prompt; `seed` makes it vary with the whole request."""
-    rng = _Rng(seed)
+    rng = Rng(seed)
     topic = _topic(prompt)
     low = prompt.lower()
     # Cheap substring tests guard each pattern: most prompts need none of the regular expressions.

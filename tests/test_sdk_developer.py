@@ -19,7 +19,9 @@ def test_generate_returns_text_usage_and_ids(client: genai.Client) -> None:
     assert candidate.index == 0
     usage = response.usage_metadata
     assert usage.prompt_token_count > 0 and usage.candidates_token_count > 0
-    assert usage.total_token_count == usage.prompt_token_count + usage.candidates_token_count
+    assert usage.thoughts_token_count > 0  # gemini-2.5-flash thinks by default
+    total = usage.prompt_token_count + usage.candidates_token_count + usage.thoughts_token_count
+    assert usage.total_token_count == total
     assert response.model_version == MODEL
     assert len(response.response_id) == 22
 

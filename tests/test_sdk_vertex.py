@@ -31,7 +31,9 @@ def test_vertex_generate_has_vertex_shape(vertex: genai.Client) -> None:
     assert response.candidates[0].index is None  # Vertex omits the candidate index
     usage = response.usage_metadata
     assert usage.traffic_type == types.TrafficType.ON_DEMAND
-    assert usage.total_token_count == usage.prompt_token_count + usage.candidates_token_count
+    assert usage.thoughts_token_count > 0  # gemini-2.5-flash thinks by default
+    total = usage.prompt_token_count + usage.candidates_token_count + usage.thoughts_token_count
+    assert usage.total_token_count == total
 
 
 def test_vertex_stream_usage_only_on_last_chunk(vertex: genai.Client) -> None:
