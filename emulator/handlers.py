@@ -13,7 +13,19 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from emulator import auth, catalogue, embeddings, enums, errors, framing, printers, responses, tokens, validate
+from emulator import (
+    auth,
+    catalogue,
+    embeddings,
+    enums,
+    errors,
+    framing,
+    model_rules,
+    printers,
+    responses,
+    tokens,
+    validate,
+)
 from emulator.config import Settings
 from emulator.headers import BASE_HEADERS, SERVICE_TIER_HEADER
 from emulator.journal import Record
@@ -106,6 +118,7 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
                 raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
             return json_response(embeddings.answer(ctx.engine, target, model, body))
         gen, usage = _generate_request(ctx, target, model, body, record.namespace, stream=bool(mode))
+        model_rules.check(model, gen.thinking, body, target.backend)
         builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
         extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
         answer = ctx.engine.generate(gen)

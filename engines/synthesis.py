@@ -75,7 +75,7 @@ def _call_chunk(request: GenerateRequest, decl: synth_tools.Declaration) -> Chun
     if _gemini3(request) and request.backend == "developer":
         body["id"] = mint_call_id(f"{request.fingerprint}:{decl.name}")
     part: dict[str, Any] = {"functionCall": body}
-    if request.thinking:
+    if request.thinking or _gemini3(request):  # Gemini 3 refuses a replayed call without its signature
         part["thoughtSignature"] = mint_signature(f"{request.fingerprint}:{decl.name}")
     return Chunk(
         parts=[part], finish_reason="STOP", finish_message=FUNCTION_CALL_MESSAGE if _gemini3(request) else None

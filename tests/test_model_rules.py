@@ -1,0 +1,71 @@
+"""What production refuses per model: thinking settings and Gemini 3's thought signatures."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from google import genai
+from google.genai import errors, types
+
+KEY = {"x-goog-api-key": "model-rules"}
+ASK = {"role": "user", "parts": [{"text": "What's the weather in Paris?"}]}
+CALL = {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}
+RESULT = {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"temp_c": 21}}}]}
+
+
+def post(http: httpx.Client, model: str, body: dict, vertex: bool = False) -> httpx.Response:
+    if vertex:
+        path = f"/v1beta1/projects/p/locations/us-central1/publishers/google/models/{model}:generateContent"
+        return http.post(path, headers={"authorization": "Bearer t"}, json=body)
+    return http.post(f"/v1beta/models/{model}:generateContent", headers=KEY, json=body)
+
+
+def test_pro_models_cannot_turn_thinking_off(http: httpx.Client) -> None:
+    body = {"contents": [ASK], "generationConfig": {"thinkingConfig": {"thinkingBudget": 0}}}
+    refused = post(http, "gemini-2.5-pro", body)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == "Budget 0 is invalid. This model only works in thinking mode."
+    answered = post(http, "gemini-2.5-flash", body).json()
+    assert "thoughtsTokenCount" not in answered["usageMetadata"]  # Flash may turn thinking off
+
+
+def test_minimal_thinking_level_on_a_pro_model(http: httpx.Client) -> None:
+    body = {"contents": [ASK], "generationConfig": {"thinkingConfig": {"thinkingLevel": "MINIMAL"}}}
+    refused = post(http, "gemini-3.1-pro-preview", body).json()["error"]
+    assert refused["message"] == (
+        "Thinking level MINIMAL is not supported for this model. Please retry with other thinking level."
+    )
+
+
+def test_gemini3_refuses_a_replayed_call_without_its_signature(http: httpx.Client) -> None:
+    body = {"contents": [ASK, CALL, RESULT]}
+    error = post(http, "gemini-3.5-flash", body).json()["error"]
+    assert error["code"] == 400
+    assert error["message"].startswith("Function call is missing a thought_signature in functionCall parts.")
+    assert "function call `default_api:get_weather` , position 2." in error["message"]
+    vertex = post(http, "gemini-3.5-flash", body, vertex=True).json()["error"]
+    assert "function call `get_weather` in the 2. content block is missing a `thought_signature`" in vertex["message"]
+    signed = {"role": "model", "parts": [{**CALL["parts"][0], "thoughtSignature": "c2lnbmF0dXJl"}]}
+    assert post(http, "gemini-3.5-flash", {"contents": [ASK, signed, RESULT]}).status_code == 200
+    assert post(http, "gemini-2.5-flash", body).status_code == 200  # 2.x does not check
+
+
+def test_earlier_turns_are_not_checked(http: httpx.Client) -> None:
+    later = {"role": "user", "parts": [{"text": "Thanks! And tomorrow?"}]}
+    assert post(http, "gemini-3.5-flash", {"contents": [ASK, CALL, RESULT, later]}).status_code == 200
+
+
+def test_sdk_tool_loop_on_gemini3_keeps_signatures(base_url: str) -> None:
+    def get_weather(city: str) -> dict:
+        """Current weather for a city."""
+        return {"temp_c": 21, "city": city}
+
+    client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=base_url))
+    chat = client.chats.create(model="gemini-3.5-flash", config=types.GenerateContentConfig(tools=[get_weather]))
+    answer = chat.send_message("What's the weather in Paris?")
+    assert "21" in answer.text  # the round trip passed the signature check
+    with pytest.raises(errors.ClientError):
+        client.models.generate_content(
+            model="gemini-3.5-flash",
+            contents=[types.Content(**ASK), types.Content(**CALL), types.Content(**RESULT)],
+        )
