@@ -23,6 +23,7 @@ from emulator import (
     model_rules,
     printers,
     responses,
+    schema_rules,
     tokens,
     validate,
 )
@@ -119,6 +120,7 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
             return json_response(embeddings.answer(ctx.engine, target, model, body))
         gen, usage = _generate_request(ctx, target, model, body, record.namespace, stream=bool(mode))
         model_rules.check(model, gen.thinking, body, target.backend)
+        schema_rules.check(body)
         builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
         extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
         answer = ctx.engine.generate(gen)

@@ -69,3 +69,31 @@ def test_sdk_tool_loop_on_gemini3_keeps_signatures(base_url: str) -> None:
             model="gemini-3.5-flash",
             contents=[types.Content(**ASK), types.Content(**CALL), types.Content(**RESULT)],
         )
+
+
+def test_schema_problems_are_productions_400(http: httpx.Client) -> None:
+    empty = {"type": "OBJECT", "properties": {"go_back": {"type": "OBJECT", "properties": {}}}}
+    body = {"contents": [ASK], "generationConfig": {"responseMimeType": "application/json", "responseSchema": empty}}
+    error = post(http, "gemini-2.5-flash", body).json()["error"]
+    assert error["message"] == (
+        '* GenerateContentRequest.generation_config.response_schema.properties["go_back"].properties: '
+        "should be non-empty for OBJECT type\n"
+    )
+    misplaced = {
+        "type": "OBJECT",
+        "properties": {"data": {"type": "STRING", "properties": {"x": {}}, "required": ["x"]}},
+    }
+    tools = [{"functionDeclarations": [{"name": "f", "parameters": misplaced}]}]
+    error = post(http, "gemini-2.5-flash", {"contents": [ASK], "tools": tools}).json()["error"]
+    assert error["message"] == (
+        "* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties[data].properties: "
+        "only allowed for OBJECT type\n"
+        "* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties[data].required: "
+        "only allowed for OBJECT type\n"
+    )
+    json_schema = {"type": "object", "properties": {"go_back": {"type": "object", "properties": {}}}}
+    fine = {
+        "contents": [ASK],
+        "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": json_schema},
+    }
+    assert post(http, "gemini-2.5-flash", fine).status_code == 200
