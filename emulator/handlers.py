@@ -126,10 +126,11 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
         answer = ctx.engine.generate(gen)
         if not mode:
             try:
-                chunk = await _collect(answer)
+                chunk, *others = await _collect(answer)
             finally:
                 record.entry = gen.notes.get("entry")
-            return _unary(builder.build(chunk, final=True, stream=False), chunk, target, int_enums, extra)
+            body = builder.build(chunk, final=True, stream=False, siblings=others)
+            return _unary(body, chunk, target, int_enums, extra)
         cut = framing.Cut()
         chunks = _built(answer, builder, target, int_enums, cut)
         try:
@@ -227,39 +228,40 @@ def _encode(answer: dict[str, Any], target: Target, int_enums: bool) -> dict[str
     return enums.to_ints(answer, target.backend) if int_enums else answer
 
 
-async def _collect(chunks: AsyncIterator[Chunk]) -> Chunk:
-    """A unary answer from an engine's chunks: parts concatenated (adjacent plain text merged), the last
-    chunk's finish details and fault kept; raw chunks merge into the last raw response's first candidate."""
-    merged = Chunk()
+_KEPT = ("finish_reason", "finish_message", "safety_ratings", "block_reason", "usage", "fault", "fault_at_byte")
+
+
+async def _collect(chunks: AsyncIterator[Chunk]) -> list[Chunk]:
+    """A unary answer from an engine's chunks, one merged chunk per candidate index (first: index 0):
+    parts concatenated (adjacent plain text merged), the last finish details and fault kept; raw chunks
+    merge into the last raw response's first candidate."""
+    merged: dict[int, Chunk] = {}
     raws: list[dict[str, Any]] = []
     async for chunk in chunks:
         if chunk.raw is not None:
             raws.append(chunk.raw)
+        target = merged.setdefault(chunk.index, Chunk(index=chunk.index))
         for part in chunk.parts:
-            last = merged.parts[-1] if merged.parts else None
+            last = target.parts[-1] if target.parts else None
             if last is not None and set(last) == {"text"} and set(part) == {"text"}:
-                merged.parts[-1] = {"text": last["text"] + part["text"]}
+                target.parts[-1] = {"text": last["text"] + part["text"]}
             else:
-                merged.parts.append(dict(part))
-        for name in (
-            "finish_reason",
-            "finish_message",
-            "safety_ratings",
-            "block_reason",
-            "usage",
-            "fault",
-            "fault_at_byte",
-        ):
+                target.parts.append(dict(part))
+        for name in _KEPT:
             value = getattr(chunk, name)
             if value is not None:
-                setattr(merged, name, value)
+                setattr(target, name, value)
         if chunk.fault == DROP and not chunk.parts and chunk.fault_at_byte is None:
             break
+    answer = [merged[i] for i in sorted(merged)] or [Chunk()]
+    first = answer[0]
     if raws:
-        merged.raw = _merge_raw(raws)
-    if merged.raw is None and merged.block_reason is None:
-        merged.finish_reason = merged.finish_reason or "STOP"  # a unary answer always says how it ended
-    return merged
+        first.raw = _merge_raw(raws)
+    for chunk in answer:
+        if chunk.raw is None and chunk.block_reason is None:
+            chunk.finish_reason = chunk.finish_reason or "STOP"  # a unary answer always says how it ended
+    first.fault = next((c.fault for c in answer if c.fault), None)
+    return answer
 
 
 def _merge_raw(raws: list[dict[str, Any]]) -> dict[str, Any]:

@@ -118,18 +118,22 @@ class ResponseBuilder:
         if self.backend == VERTEX:
             self._ctime = create_time(self.fingerprint)
 
-    def build(self, chunk: Chunk, final: bool, stream: bool) -> dict[str, Any]:
-        """The response body for one engine chunk (`final`: it ends the answer)."""
+    def build(self, chunk: Chunk, final: bool, stream: bool, siblings: list[Chunk] | None = None) -> dict[str, Any]:
+        """The response body for one engine chunk (`final`: it ends the answer); `siblings` are further
+        candidates of a unary answer (candidateCount > 1)."""
         if chunk.raw is not None:
             self._sent += 1
             return chunk.raw
         vertex = self.backend == VERTEX
-        ordered = [order_part(p) for p in chunk.parts]
-        # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
-        self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
+        candidates = []
+        for one in [chunk, *(siblings or [])]:
+            ordered = [order_part(p) for p in one.parts]
+            # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
+            self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
+            candidates.append(self._candidate(one, ordered, vertex))
         body: dict[str, Any] = {}
         if chunk.block_reason is None:
-            body["candidates"] = [self._candidate(chunk, ordered, vertex)]
+            body["candidates"] = candidates
         else:
             feedback: dict[str, Any] = {"blockReason": chunk.block_reason}
             if chunk.safety_ratings:
@@ -164,7 +168,7 @@ class ResponseBuilder:
         if chunk.safety_ratings:
             candidate["safetyRatings"] = chunk.safety_ratings
         if not vertex:
-            candidate["index"] = 0
+            candidate["index"] = chunk.index
         if chunk.finish_message:
             candidate["finishMessage"] = chunk.finish_message
         return candidate

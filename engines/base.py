@@ -75,6 +75,7 @@ class Chunk:
     block_reason: str | None = None  # promptFeedback.blockReason: the answer has no candidates
     usage: dict[str, Any] | None = None  # usageMetadata fields that override the computed ones
     raw: dict[str, Any] | None = None
+    index: int = 0  # candidate index, for candidateCount > 1
     fault: str | None = None
     fault_at_byte: int | None = None
 

@@ -32,7 +32,7 @@ def _config(request: GenerateRequest, camel: str) -> Any:
     return config.get(camel, config.get(snake))
 
 
-def _structured(request: GenerateRequest) -> str | None:
+def _structured(request: GenerateRequest, seed: str) -> str | None:
     """The answer text for JSON or enum output, or None for plain text."""
     mime = str(_config(request, "responseMimeType") or "")
     json_schema = _config(request, "responseJsonSchema")
@@ -40,11 +40,11 @@ def _structured(request: GenerateRequest) -> str | None:
     hints = [w for w in request.last_user_text().split() if len(w) > 3][:5]
     if mime == "application/json":
         if not isinstance(schema, dict):
-            return json.dumps({"response": compose(request.last_user_text(), request.fingerprint)}, indent=2)
-        value = synthesize(schema, request.fingerprint, json_schema is not None, hints)
+            return json.dumps({"response": compose(request.last_user_text(), seed)}, indent=2)
+        value = synthesize(schema, seed, json_schema is not None, hints)
         return json.dumps(value, indent=2, ensure_ascii=False)  # production's indented output text
     if mime == "text/x.enum" and isinstance(schema, dict) and isinstance(schema.get("enum"), list):
-        return str(synthesize(schema, request.fingerprint, json_schema is not None))
+        return str(synthesize(schema, seed, json_schema is not None))
     return None
 
 
@@ -83,7 +83,7 @@ def _call_chunk(request: GenerateRequest, decl: synth_tools.Declaration) -> Chun
 
 
 def answer(request: GenerateRequest, prompt_tokens: int) -> list[Chunk]:
-    """The zero-config answer as chunks (one for unary calls, several when streamed)."""
+    """The zero-config answer as chunks (one per candidate for unary calls, several when streamed)."""
     thoughts = _thinking_tokens(request, prompt_tokens)
     limit = _config(request, "maxOutputTokens")
     limit = limit if isinstance(limit, int) and limit > 0 else None
@@ -92,34 +92,49 @@ def answer(request: GenerateRequest, prompt_tokens: int) -> list[Chunk]:
         chunk = _call_chunk(request, decl)
         chunk.usage = {"thoughtsTokenCount": thoughts} if thoughts else None
         return [chunk]
-    if synth_tools.has_function_response(request):
-        text = synth_tools.response_summary(request)
-    else:
-        text = _structured(request) or compose(request.last_user_text(), request.fingerprint)
-    text = _stop(text, _config(request, "stopSequences"))
-    finish = "STOP"
+    count = _config(request, "candidateCount")
+    count = count if isinstance(count, int) and 1 < count <= 8 else 1
     summary = ""
     if _include_thoughts(request) and thoughts:
         topic = " ".join(request.last_user_text().split()[:6])
         summary = f"**Considering the request**\n\nThe user asks: {topic}. I will answer directly.\n"
         thoughts += tokens.count_text(summary)
+    if limit is not None and thoughts >= limit:
+        thoughts, summary = limit, ""
+    usage = {"thoughtsTokenCount": thoughts} if thoughts else None
+    chunks: list[Chunk] = []
+    for index in range(count):
+        chunks += _candidate(request, index, summary, thoughts, limit, usage)
+    return chunks
+
+
+def _candidate(
+    request: GenerateRequest, index: int, summary: str, thoughts: int, limit: int | None, usage: dict[str, Any] | None
+) -> list[Chunk]:
+    """One candidate's chunks (candidate 0 is the answer; later ones vary the seed)."""
+    seed = request.fingerprint if index == 0 else f"{request.fingerprint}:{index}"
+    if synth_tools.has_function_response(request):
+        text = synth_tools.response_summary(request)
+    else:
+        text = _structured(request, seed) or compose(request.last_user_text(), seed)
+    text = _stop(text, _config(request, "stopSequences"))
+    finish = "STOP"
     if limit is not None:
         if thoughts >= limit:
-            thoughts, text, finish, summary = limit, "", "MAX_TOKENS", ""
+            text, finish = "", "MAX_TOKENS"
         elif tokens.count_text(text) > limit - thoughts:
             text, finish = tokens.truncate(text, limit - thoughts), "MAX_TOKENS"
-    usage = {"thoughtsTokenCount": thoughts} if thoughts else None
     pieces = split_for_stream(text) if request.stream and text else ([text] if text else [])
-    chunks = [Chunk(parts=[{"text": p}], usage=usage) for p in pieces]
+    chunks = [Chunk(parts=[{"text": p}], usage=usage, index=index) for p in pieces]
     if summary:
-        chunks.insert(0, Chunk(parts=[{"text": summary, "thought": True}], usage=usage))
-    signature = mint_signature(request.fingerprint) if _gemini3(request) else None
+        chunks.insert(0, Chunk(parts=[{"text": summary, "thought": True}], usage=usage, index=index))
+    signature = mint_signature(seed) if _gemini3(request) else None
     if signature and not request.stream and pieces:
         chunks[-1].parts[-1]["thoughtSignature"] = signature
     if signature and request.stream:
-        chunks.append(Chunk(parts=[{"text": "", "thoughtSignature": signature}], usage=usage))
+        chunks.append(Chunk(parts=[{"text": "", "thoughtSignature": signature}], usage=usage, index=index))
     if not chunks:
-        chunks = [Chunk(usage=usage)]
+        chunks = [Chunk(usage=usage, index=index)]
     chunks[-1].finish_reason = finish
     return chunks
 

@@ -97,3 +97,14 @@ def test_schema_problems_are_productions_400(http: httpx.Client) -> None:
         "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": json_schema},
     }
     assert post(http, "gemini-2.5-flash", fine).status_code == 200
+
+
+def test_candidate_count_gives_that_many_candidates(base_url: str) -> None:
+    client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=base_url))
+    config = types.GenerateContentConfig(candidate_count=3)
+    response = client.models.generate_content(model="gemini-2.5-flash", contents="Why is the sky blue?", config=config)
+    assert [c.index for c in response.candidates] == [0, 1, 2]
+    texts = [c.content.parts[0].text for c in response.candidates]
+    assert len(set(texts)) == 3 and all(c.finish_reason == types.FinishReason.STOP for c in response.candidates)
+    words = sum(len(t.split()) for t in texts)
+    assert response.usage_metadata.candidates_token_count >= words  # every candidate's tokens are counted
