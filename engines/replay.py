@@ -1,0 +1,287 @@
+"""The replay engine: recorded exchanges (emulator/captures.py) served again, byte for byte.
+
+`--engine replay --captures DIR` answers every request from the captures in DIR; a script entry
+`{"replay": "<name or glob>"}` hands one namespace's requests to a capture set while others stay scripted.
+
+Each recorded chunk is yielded as `Chunk(raw=...)`: the wire prints it with production's printers and frames
+it as the request asks, so the bytes served are the bytes recorded (tests/test_golden.py proves it). A
+recorded error is raised as the `ApiError` it was: before any chunk an HTTP error, after them the error tail.
+
+Matching, most exact first, always within the same method and backend:
+1. exact: same API version and model segment, same JSON with the same key order;
+2. normalized: key order, whitespace and snake_case/lowerCamel spelling ignored, volatile fields dropped
+   (`thoughtSignature`, function call/response `id`, the GAPIC `model` field, `labels`);
+3. loose: same model and the same last user text.
+Among equal matches a conversation plays in order: the next exchange of a capture already under way in the
+caller's namespace first, then an exchange not yet served there. With none, a 404 names the closest
+captures and where each first differs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from emulator import errors, printers
+from emulator.captures import Answer, Capture, CaptureError, Exchange, load_dir, select
+from engines.base import Chunk, GenerateRequest, last_user_text
+
+_SNAKE = re.compile(r"_([a-z0-9])")
+VOLATILE = frozenset({"thoughtSignature", "labels"})  # dropped anywhere in the body
+VOLATILE_TOP = frozenset({"model"})  # GAPIC clients repeat the model in the body
+_ID_HOLDERS = frozenset({"functionCall", "functionResponse"})  # their `id` is minted per call
+_CLOSEST = 3
+
+
+def normalize(value: Any, parent: str = "", top: bool = True) -> Any:
+    """A request body with spelling and volatile fields taken out (see the module docstring)."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            name = _SNAKE.sub(lambda m: m.group(1).upper(), key)
+            if name in VOLATILE or (top and name in VOLATILE_TOP) or (name == "id" and parent in _ID_HOLDERS):
+                continue
+            out[name] = normalize(item, name, top=False)
+        return out
+    if isinstance(value, list):
+        return [normalize(item, parent, top=False) for item in value]
+    return value
+
+
+def first_difference(recorded: Any, got: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first place (in key order) where two JSON values differ: (path, recorded value, request's value)."""
+    if isinstance(recorded, dict) and isinstance(got, dict):
+        for key in sorted(recorded.keys() | got.keys()):
+            where = f"{path}.{key}" if path else key
+            if key not in recorded or key not in got:
+                return where, recorded.get(key, _ABSENT), got.get(key, _ABSENT)
+            found = first_difference(recorded[key], got[key], where)
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(got, list):
+        for i, (a, b) in enumerate(zip(recorded, got, strict=False)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        if len(recorded) != len(got):
+            return f"{path} length", len(recorded), len(got)
+        return None
+    return None if recorded == got else (path or "body", recorded, got)
+
+
+def distance(a: Any, b: Any) -> int:
+    """How many leaves differ between two JSON values (for ranking near misses)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return sum(distance(a.get(k, _ABSENT), b.get(k, _ABSENT)) for k in a.keys() | b.keys())
+    if isinstance(a, list) and isinstance(b, list):
+        longer = max(len(a), len(b))
+        return sum(distance(a[i] if i < len(a) else _ABSENT, b[i] if i < len(b) else _ABSENT) for i in range(longer))
+    return 0 if a == b else 1
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+_ABSENT = _Absent()
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if value is _ABSENT else orjson.dumps(value).decode()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass
+class Slot:
+    """One recorded exchange, indexed for matching."""
+
+    capture: Capture
+    index: int
+    exchange: Exchange
+    rpc: str
+    backend: str
+    version: str
+    model: str
+    body: Any
+    exact: bytes
+    normalized: bytes
+    user_text: str
+    answer: Answer | None  # None: the wire answers this exchange itself (an HTML page)
+
+    @property
+    def label(self) -> str:
+        return f"{self.capture.name}#{self.index}"
+
+
+def _slots(captures: list[Capture]) -> list[Slot]:
+    out = []
+    for capture in captures:
+        for i, exchange in enumerate(capture.exchanges):
+            target = exchange.request.target
+            if target is None or target.action != "call":
+                continue
+            body = exchange.request.json
+            contents = body.get("contents") if isinstance(body, dict) else None
+            try:
+                answer: Answer | None = exchange.response.answer()
+            except CaptureError:
+                answer = None
+            out.append(
+                Slot(
+                    capture,
+                    i,
+                    exchange,
+                    target.method,
+                    target.backend,
+                    target.version,
+                    target.model.removeprefix("models/"),
+                    body,
+                    orjson.dumps(body),
+                    printers.canonical(normalize(body)),
+                    last_user_text(contents) if isinstance(contents, list) else "",
+                    answer,
+                )
+            )
+    return out
+
+
+@dataclass
+class _Played:
+    """A namespace's progress through the captures: next exchange per capture, exchanges served."""
+
+    cursors: dict[str, int] = field(default_factory=dict)
+    served: set[tuple[str, int]] = field(default_factory=set)
+
+
+class Replayer:
+    """Finds the recorded exchange for a request and yields it as chunks (shared by the replay engine and
+    the scripted engine's `replay` entries)."""
+
+    def __init__(self, captures: str | Path | None = None, lazy: bool = False) -> None:
+        self.root = Path(captures) if captures else None
+        self._slots: list[Slot] | None = None
+        self._subsets: dict[str, list[Slot]] = {}
+        self._played: dict[str, _Played] = {}
+        self._lock = threading.Lock()
+        if not lazy:
+            self.slots()
+
+    def slots(self, pattern: str | None = None) -> list[Slot]:
+        """Every replayable exchange, or those of the captures whose name matches `pattern`."""
+        with self._lock:
+            if self._slots is None:
+                self._slots = _slots(load_dir(self.root))
+            if pattern is None:
+                return self._slots
+            if pattern not in self._subsets:
+                names = {c.name for c in select([s.capture for s in self._slots], pattern)}
+                self._subsets[pattern] = [s for s in self._slots if s.capture.name in names]
+            return self._subsets[pattern]
+
+    def reset(self, namespace: str | None = None) -> None:
+        """Forget conversation progress (of one namespace, or all)."""
+        with self._lock:
+            if namespace is None:
+                self._played.clear()
+            else:
+                self._played.pop(namespace, None)
+
+    def find(self, request: GenerateRequest, pattern: str | None = None) -> Slot:
+        """The exchange that answers `request`, or the 404 naming the closest ones."""
+        try:
+            pool = self.slots(pattern)
+        except CaptureError as exc:
+            raise errors.replay_unmatched(str(exc), []) from None
+        if not pool:
+            where = f"no capture is named like {pattern!r}" if pattern else "the captures directory holds none"
+            raise errors.replay_unmatched(where, [])
+        models = {request.requested_model.removeprefix("models/"), request.model}
+        same = [s for s in pool if s.rpc == request.method and s.backend == request.backend and s.model in models]
+        exact_body = orjson.dumps(request.body)
+        found = [s for s in same if s.exact == exact_body and s.version == request.version]
+        if not found:
+            normalized = printers.canonical(normalize(request.body))
+            found = [s for s in same if s.normalized == normalized]
+        if not found:
+            text = request.last_user_text()
+            found = [s for s in same if s.user_text == text] if text else []
+        if not found:
+            raise errors.replay_unmatched(self._summary(request), self._closest(request, pool))
+        return self._choose(request.namespace, found)
+
+    def _choose(self, namespace: str, found: list[Slot]) -> Slot:
+        with self._lock:
+            played = self._played.setdefault(namespace, _Played())
+            chosen = next((s for s in found if played.cursors.get(s.capture.name, 0) == s.index), None)
+            chosen = chosen or next((s for s in found if (s.capture.name, s.index) not in played.served), found[0])
+            played.cursors[chosen.capture.name] = max(played.cursors.get(chosen.capture.name, 0), chosen.index + 1)
+            played.served.add((chosen.capture.name, chosen.index))
+        return chosen
+
+    @staticmethod
+    def _summary(request: GenerateRequest) -> str:
+        return f"{request.method} on {request.backend} model {request.requested_model}"
+
+    @staticmethod
+    def _closest(request: GenerateRequest, pool: list[Slot]) -> list[str]:
+        body = normalize(request.body)
+        models = {request.requested_model.removeprefix("models/"), request.model}
+        text = request.last_user_text()
+
+        def why(slot: Slot) -> tuple[tuple[float, ...], str]:
+            """(rank, reason): method, backend, model mismatches rank last; then how unlike the last user
+            text is, then how many body leaves differ."""
+            unlike = 1 - SequenceMatcher(None, slot.user_text[:2000], text[:2000]).ratio()
+            if slot.rpc != request.method:
+                return (3, unlike), f"method {slot.rpc}, not {request.method}"
+            if slot.backend != request.backend:
+                return (2, unlike), f"backend {slot.backend}, not {request.backend}"
+            if slot.model not in models:
+                return (1, unlike), f"model {slot.model}, not {request.requested_model}"
+            recorded = normalize(slot.body)
+            diff = first_difference(recorded, body)
+            where = f"at {diff[0]}: recorded {_short(diff[1])}, got {_short(diff[2])}" if diff else "body"
+            return (0, unlike, distance(recorded, body)), where
+
+        ranked = sorted(((why(s), s.label) for s in pool), key=lambda item: (item[0][0], item[1]))
+        return [f"{label} ({reason})" for (_, reason), label in ranked[:_CLOSEST]]
+
+    async def play(
+        self, request: GenerateRequest, pattern: str | None = None, chunk_delay: float = 0.0
+    ) -> AsyncIterator[Chunk]:
+        """Yield the recorded answer to `request` (errors raised where they were recorded)."""
+        slot = self.find(request, pattern)
+        request.notes["entry"] = "replay:" + slot.label
+        answer = slot.answer
+        if answer is None:
+            raise errors.replay_unmatched(f"{slot.label} is an HTML page, which only the front end sends", [])
+        for i, chunk in enumerate(answer.chunks):
+            if i and chunk_delay:
+                await asyncio.sleep(chunk_delay)
+            yield Chunk(raw=chunk)
+        if answer.error is not None:
+            raise dataclasses.replace(answer.error)  # a fresh exception per request
+
+
+class ReplayEngine:
+    """Serves recorded exchanges only (`--engine replay --captures DIR`)."""
+
+    name = "replay"
+
+    def __init__(self, captures: str | Path | None = None) -> None:
+        self.replayer = Replayer(captures)
+
+    async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
+        async for chunk in self.replayer.play(request):
+            yield chunk

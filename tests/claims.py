@@ -1,0 +1,372 @@
+"""The conformance claims: what the emulator says it does like production, and the tests that lock each one.
+
+tools/conformance_matrix.py renders these with a test run's outcomes into docs/conformance-matrix.md:
+- status: conforming; documented divergence (`divergence`: why); not yet (`not_yet`: what is missing);
+  FAILING when a locking test failed in the run;
+- verification level, from `evidence`: captures in captures/ (their fidelity: byte-exact capture, verbatim
+  SDK fixture, re-serialised recording, edited fixture), else `source` (SDK source, docs or an issue
+  thread quoting production); live-verified when `live` names a dated check against the real service;
+- `tests`: node-id prefixes; every one must match tests of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    endpoint: str
+    behaviour: str
+    tests: tuple[str, ...]
+    evidence: tuple[str, ...] = ()  # capture names or globs under captures/
+    source: str = ""  # when no capture shows it: where the fact comes from
+    divergence: str = ""
+    not_yet: str = ""
+    live: str = ""
+
+
+GOLDEN = "tests/test_golden.py::"
+REPLAY = GOLDEN + "test_capture_replays_byte_for_byte"
+FACTS = GOLDEN + "test_scripted_answer_keeps_the_capture_facts"
+ZERO = GOLDEN + "test_zero_config_answer_keeps_the_capture_facts"
+PRINTERS = "tests/test_printers_bytes.py::"
+FRAMING = "tests/test_framing_bytes.py::"
+WIRE_ERRORS = "tests/test_wire_errors.py::"
+
+CLAIMS: tuple[Claim, ...] = (
+    # --- bytes on the wire, every endpoint -------------------------------------------------------------
+    Claim(
+        "unary-pretty-json",
+        "all endpoints",
+        'Unary and error bodies are production\'s pretty JSON (2-space indent, `": "`, one trailing newline), '
+        "`application/json; charset=UTF-8`",
+        (PRINTERS + "test_pretty_reproduces_every_unary_and_error_body", REPLAY + "[developer/unary-minimal]"),
+        ("developer/unary-*", "conversations/*"),
+    ),
+    Claim(
+        "doubles-simple-dtoa",
+        "all endpoints",
+        "Doubles are spelled as production's SimpleDtoa (%.15g, else %.17g, C exponents)",
+        (PRINTERS + "test_pretty_spells_floats_as_production", PRINTERS + "test_production_float_spelling"),
+        ("developer/int-enums-*", "embeddings/batch-embed-contents"),
+    ),
+    Claim(
+        "html-escapes",
+        "all endpoints",
+        "`<` and `>` are escaped as \\u003c / \\u003e, every other character is raw UTF-8",
+        (PRINTERS + "test_lt_gt_escaped_as_in_grounding_captures", REPLAY + "[firebase/developer-unary-search"),
+        ("firebase/developer-unary-search-grounding",),
+    ),
+    Claim(
+        "sse-framing",
+        "streamGenerateContent?alt=sse",
+        "`data: <one-line JSON>\\r\\n\\r\\n` per chunk, nothing else; `text/event-stream` + "
+        "`Content-Disposition: attachment`",
+        (FRAMING + "test_sse_reproduces_every_httprr_sse_body", FRAMING + "test_emulator_sse_stream", REPLAY),
+        ("developer/sse-*", "conversations/parallel-function-calls-sse-*"),
+    ),
+    Claim(
+        "json-array-framing",
+        "streamGenerateContent (no alt)",
+        "`[` + pretty chunk + (`\\n,\\r\\n` + pretty chunk)* + `\\n]`, `application/json; charset=UTF-8`",
+        (FRAMING + "test_json_array_reproduces_every_captured_array_stream", FRAMING + "test_emulator_json_array"),
+        ("developer/json-array-stream*",),
+    ),
+    Claim(
+        "chunk-boundaries",
+        "streamGenerateContent",
+        "Each chunk leaves as its own piece as soon as it is produced (replayed streams keep the recorded cuts)",
+        ("tests/test_engine_seam.py::test_chunks_are_written_as_produced", REPLAY + "[developer/sse-thought"),
+        ("developer/sse-thought-summaries",),
+    ),
+    Claim(
+        "error-before-first-chunk",
+        "streamGenerateContent",
+        "An error before the first chunk is a plain HTTP error (array-wrapped without alt=sse); on alt=sse it "
+        "keeps `text/event-stream`",
+        (
+            "tests/test_engine_seam.py::test_engine_error_before_first_chunk_is_an_http_error",
+            FRAMING + "test_emulator_stream_error_before_first_chunk",
+            FACTS + "[errors/invalid-argument]",
+        ),
+        ("errors/unknown-model-stream", "errors/invalid-argument"),
+    ),
+    Claim(
+        "mid-stream-error-tail",
+        "streamGenerateContent?alt=sse",
+        'An error after the first chunk keeps the 200 and ends the body with the raw pretty `{"error": ...}`',
+        (
+            "tests/test_engine_seam.py::test_engine_error_mid_stream_is_productions_error_tail",
+            FRAMING + "test_sse_mid_stream_error_tail",
+            REPLAY + "[errors/mid-stream-cancelled]",
+        ),
+        ("errors/mid-stream-cancelled",),
+    ),
+    Claim(
+        "mid-stream-error-json-array",
+        "streamGenerateContent (no alt)",
+        "An error after the first chunk of a JSON-array stream",
+        ("tests/test_engine_seam.py::test_engine_error_mid_array_stream_keeps_the_array_parseable",),
+        source="not captured from production",
+        divergence="sent as a final array element so the body stays valid JSON (docs/conformance.md)",
+    ),
+    # --- generateContent: the response layout ----------------------------------------------------------
+    Claim(
+        "developer-key-order",
+        "generateContent (Developer)",
+        "Response, candidate, content, part and usageMetadata keys in production's 2026 order",
+        (FACTS, ZERO, "tests/test_wire_families.py::"),
+        ("developer/unary-minimal", "conversations/gemini-3.5-*", "developer/sse-*"),
+    ),
+    Claim(
+        "stream-chunk-contents",
+        "streamGenerateContent (Developer)",
+        "Every chunk carries running usageMetadata, modelVersion and one responseId; finishReason only on the last",
+        (FACTS + "[developer/sse-thought-summaries]", ZERO + "[developer/sse-long-answer]"),
+        ("developer/sse-thought-summaries", "developer/sse-long-answer*"),
+    ),
+    Claim(
+        "service-tier",
+        "generateContent (Developer)",
+        "`usageMetadata.serviceTier: standard` and the `X-Gemini-Service-Tier: standard` header",
+        (FACTS + "[conversations/gemini-3.5-delegation", REPLAY + "[conversations/gemini-3.5-delegation"),
+        ("conversations/gemini-3.5-delegation-*",),
+    ),
+    Claim(
+        "function-call-gemini-3",
+        "generateContent (Developer)",
+        "Gemini 3 function calls: `functionCall {name, args, id}`, a sibling `thoughtSignature`, finishMessage "
+        '"Model generated function call(s)."',
+        (FACTS + "[conversations/gemini-3.5-delegation", REPLAY + "[conversations/gemini-3.5-delegation"),
+        ("conversations/gemini-3.5-delegation-*",),
+    ),
+    Claim(
+        "function-call-gemini-2.5",
+        "generateContent (Developer)",
+        "gemini-2.5 function calls: no id; finishMessage on unary turns",
+        (FACTS + "[conversations/function-call-round-trip]", FACTS + "[conversations/tool-callback"),
+        ("conversations/function-call-round-trip", "conversations/tool-callback-*", "conversations/mcp-*"),
+        not_yet="the emulator mints an id on every model and sends finishMessage on Gemini 3 only "
+        "(golden divergences function-call-id-before-gemini-3, function-call-finish-message)",
+    ),
+    Claim(
+        "function-call-round-trip",
+        "generateContent (Developer)",
+        "A recorded tool loop replays through google-genai, turn by turn",
+        ("tests/test_replay_engine.py::test_a_conversation_plays_in_order_through_the_sdk", REPLAY + "[conv"),
+        ("conversations/function-call-round-trip",),
+    ),
+    Claim(
+        "gemini-3-stream-signature-part",
+        "streamGenerateContent (Developer)",
+        'Gemini 3 streams end with a `{text: "", thoughtSignature}` part',
+        (FACTS + "[conversations/parallel-function-calls-sse-gemini-3",),
+        ("conversations/parallel-function-calls-sse-gemini-3*",),
+        not_yet="only zero-config text answers end so; a scripted function call does not "
+        "(golden divergence gemini-3-trailing-signature-part)",
+    ),
+    Claim(
+        "thinking-parts",
+        "generateContent",
+        "Thought summaries (`thought: true`) first, thoughtsTokenCount in usage, signatures kept in place",
+        (
+            FACTS + "[firebase/developer-sse-thinking",
+            FACTS + "[firebase/developer-unary-thinking",
+            FACTS + "[firebase/vertex-sse-thinking]",
+        ),
+        ("firebase/developer-sse-thinking*", "firebase/developer-unary-thinking*", "firebase/vertex-*-thinking"),
+    ),
+    Claim(
+        "structured-output",
+        "generateContent",
+        "responseSchema / responseMimeType answers: the JSON is the text part",
+        (FACTS + "[vertex/structured-output-response-schema]", ZERO + "[developer/structured-output-response-schema]"),
+        ("vertex/structured-output-response-schema", "firebase/vertex-unary-structured-output"),
+    ),
+    Claim(
+        "prompt-blocked",
+        "generateContent",
+        "A blocked prompt: `promptFeedback.blockReason`, no candidates",
+        (FACTS + "[firebase/vertex-unary-prompt-blocked]", FACTS + "[firebase/developer-sse-prompt-blocked]"),
+        ("firebase/vertex-unary-prompt-blocked", "firebase/developer-sse-prompt-blocked"),
+    ),
+    Claim(
+        "unexpected-tool-call",
+        "streamGenerateContent (Developer)",
+        "finishReason UNEXPECTED_TOOL_CALL arrives in a chunk without content, modelVersion or responseId",
+        (FACTS + "[conversations/unexpected-tool-call]",),
+        ("conversations/unexpected-tool-call",),
+        not_yet="a scripted finishReason keeps the usual envelope (golden divergence unexpected-tool-call-shape)",
+    ),
+    Claim(
+        "int-enums",
+        "generateContent (GAPIC clients)",
+        "`?$alt=json;enum-encoding=int` answers enums as numbers",
+        (WIRE_ERRORS + "test_integer_enums_for_gapic_clients",),
+        ("developer/int-enums-*",),
+    ),
+    Claim(
+        "grounding-citations",
+        "generateContent",
+        "groundingMetadata, urlContextMetadata, citationMetadata",
+        (FACTS + "[firebase/developer-unary-search-grounding]", REPLAY + "[firebase/developer-unary-url-context]"),
+        ("firebase/developer-unary-search-grounding", "firebase/developer-unary-url-context"),
+        not_yet="no search or URL tools are simulated; a raw entry or a capture replays them",
+    ),
+    # --- Vertex ------------------------------------------------------------------------------------
+    Claim(
+        "vertex-shape",
+        "generateContent (Vertex)",
+        "createTime, content as role then parts, no candidate index; interim chunks' usageMetadata holds only "
+        "trafficType",
+        ("tests/test_sdk_vertex.py::", FACTS + "[firebase/vertex-", FACTS + "[vertex/"),
+        ("firebase/vertex-sse-*", "vertex/*"),
+        divergence="the Vertex fixtures disagree on index and content order; the emulator follows the CRLF "
+        "streams and the 2025-10 recordings (golden divergences vertex-candidate-index, vertex-content-key-order)",
+    ),
+    Claim(
+        "vertex-billable-prompt-usage",
+        "generateContent (Vertex)",
+        "usageMetadata.billablePromptUsage",
+        (FACTS + "[firebase/vertex-sse-long]",),
+        ("vertex/unary-system-instruction",),
+        divergence="position unknown (only key-sorted recordings show it): last key of the first chunk's usage",
+    ),
+    Claim(
+        "vertex-score-logprobs",
+        "generateContent (Vertex)",
+        "candidate `score` and `avgLogprobs`",
+        (FACTS + "[vertex/unary-system-instruction]",),
+        ("vertex/unary-system-instruction",),
+        not_yet="not produced (golden divergences vertex-candidate-score, logprobs-and-ratings-pre-2026)",
+    ),
+    # --- errors ------------------------------------------------------------------------------------
+    Claim(
+        "no-credential",
+        "errors",
+        "No credential on the Developer API: 403 PERMISSION_DENIED, unregistered callers, no details",
+        (WIRE_ERRORS + "test_no_credential_is_403_permission_denied", REPLAY + "[errors/no-credential"),
+        ("errors/no-credential-unregistered-caller",),
+    ),
+    Claim(
+        "vertex-credentials-missing",
+        "errors",
+        "Vertex without OAuth: 401 UNAUTHENTICATED, CREDENTIALS_MISSING details, Www-Authenticate",
+        (WIRE_ERRORS + "test_vertex_without_oauth_is_401", REPLAY + "[errors/vertex-express-credentials-missing]"),
+        ("errors/vertex-express-credentials-missing",),
+    ),
+    Claim(
+        "api-key-invalid",
+        "errors",
+        "A rejected key: 400 INVALID_ARGUMENT, ErrorInfo API_KEY_INVALID and LocalizedMessage",
+        (WIRE_ERRORS + "test_wrong_key_when_one_is_configured", REPLAY + "[errors/api-key-invalid]"),
+        ("errors/api-key-invalid",),
+    ),
+    Claim(
+        "unknown-model",
+        "errors",
+        "Unknown model: 404 naming the API version and method, with DebugInfo details",
+        (WIRE_ERRORS + "test_unknown_model_names_version_and_method", REPLAY + "[errors/unknown-model]"),
+        ("errors/unknown-model",),
+    ),
+    Claim(
+        "retired-model",
+        "errors",
+        'Models shut down in 2026: 404 "This model models/X is no longer available"',
+        ("tests/test_sdk_developer.py::test_retired_models_fail_like_production",),
+        source="issue google/adk-docs#1840",
+    ),
+    Claim(
+        "request-validation",
+        "errors",
+        "Unknown fields, wrong types, empty contents, bad roles: production's 400 texts and field violations",
+        (WIRE_ERRORS + "test_unknown_fields_are_named_with_their_path", WIRE_ERRORS + "test_request_rules"),
+        source="issue threads quoting production (docs/conformance.md)",
+    ),
+    Claim(
+        "catalogue-errors",
+        "errors",
+        "Scripted errors (quota, unavailable, internal, location, cancelled...) in production's envelope order",
+        (FACTS + "[errors/", "tests/test_sdk_errors.py::"),
+        ("errors/quota-exceeded-2024", "errors/user-location-unsupported", "errors/iam-permission-denied"),
+    ),
+    Claim(
+        "html-404",
+        "errors",
+        "Unroutable URLs get Google's HTML 404 page",
+        (WIRE_ERRORS + "test_unknown_paths_get_googles_html_404",),
+        ("errors/html-404-invalid-location",),
+    ),
+    Claim(
+        "invalid-location",
+        "errors",
+        "An invalid Vertex location gets the HTML 404 page",
+        (REPLAY + "[errors/html-404-invalid-location]",),
+        ("errors/html-404-invalid-location",),
+        not_yet="the emulator routes any location and answers the model's JSON 404",
+    ),
+    # --- countTokens, embeddings, models ------------------------------------------------------------------
+    Claim(
+        "count-tokens",
+        "countTokens",
+        "`{totalTokens, promptTokensDetails}`; Vertex adds totalBillableCharacters; equal to generateContent's "
+        "promptTokenCount",
+        (
+            "tests/test_sdk_developer.py::test_count_tokens_matches_prompt_token_count",
+            "tests/test_wire_families.py::test_vertex_count_tokens_has_billable_characters",
+            FACTS + "[count-tokens/",
+        ),
+        ("count-tokens/*",),
+        divergence="counts are an estimate (no tokenizer offline); contentTokens and systemInstructionsTokens "
+        "(Oct 2025) are not sent (golden divergence count-tokens-shape)",
+    ),
+    Claim(
+        "compute-tokens",
+        "computeTokens (Vertex)",
+        "`{tokensInfo: [{role, tokenIds, tokens}]}`",
+        (FACTS + "[count-tokens/vertex-compute-tokens]",),
+        ("count-tokens/vertex-compute-tokens",),
+        not_yet="answers 501 NOT_IMPLEMENTED",
+    ),
+    Claim(
+        "embeddings",
+        "embedContent, batchEmbedContents, predict",
+        "Embedding responses in production's shape (batchEmbedContents `{embeddings: [{values}]}`, Vertex predictions)",
+        (FACTS + "[embeddings/",),
+        ("embeddings/*",),
+    ),
+    Claim(
+        "models",
+        "models.list / models.get",
+        "ListModels pages and Model resources",
+        ("tests/test_sdk_developer.py::test_list_and_get_models", "tests/test_sdk_developer.py::test_list_models"),
+        source="SDK source and docs (no capture exists)",
+    ),
+    # --- replay ------------------------------------------------------------------------------------------
+    Claim(
+        "replay-bytes",
+        "replay engine",
+        "Recorded exchanges replay with the recorded status, headers that matter, body bytes and chunk cuts",
+        (REPLAY, "tests/test_replay_engine.py::"),
+        ("developer/*", "conversations/*", "firebase/*", "errors/*", "vertex/*"),
+    ),
+    Claim(
+        "replay-retired-models",
+        "replay engine",
+        "Captures of models since retired (gemini-2.0, 1.5; the JSON-array and integer-enum traces) replay",
+        (REPLAY + "[developer/json-array-stream]", REPLAY + "[developer/int-enums-unary]"),
+        ("developer/json-array-stream*", "developer/int-enums-*"),
+        not_yet="the wire resolves the model in the catalogue before any engine runs (see the report: a seam "
+        "for engines that vouch for their models)",
+    ),
+    Claim(
+        "replay-count-tokens-embeddings",
+        "replay engine",
+        "countTokens and embeddings captures replay",
+        (REPLAY + "[count-tokens/", REPLAY + "[embeddings/"),
+        ("count-tokens/*", "embeddings/*"),
+        not_yet="the wire answers these methods itself; engines only see generateContent",
+    ),
+)
