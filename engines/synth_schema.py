@@ -5,10 +5,17 @@ Deterministic for a given seed; values look like data (names are names, an `emai
 dates are dates, enums pick a member). Property order follows production: `propertyOrdering` when given;
 otherwise required properties first in the order `required` lists them, then the rest (alphabetically for
 the OpenAPI subset, in declaration order for JSON Schema). See docs/conformance.md for the evidence.
+
+Every keyword constrains the value except `pattern` (ignored). Numbers come from an everyday range (ages are
+18-80, years 1990-2025, ...) moved inside the schema's bounds, so LangChain's +/-2**53 bounds still give
+ordinary numbers. Below SOFT_DEPTH only what the schema requires is written; tests/test_synth_structured.py
+checks the output with jsonschema over a generated population of schemas in both dialects.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import Any
 
@@ -16,7 +23,8 @@ from engines.zero_config import Rng
 
 # Proto numbering of google.ai.generativelanguage Type, sent by GAPIC clients (proto_enums.json).
 _TYPE_NUMBERS = {1: "string", 2: "number", 3: "integer", 4: "boolean", 5: "array", 6: "object", 7: "null"}
-MAX_DEPTH = 12
+SOFT_DEPTH = 10  # below this depth only what the schema requires is written (required properties, minItems)
+MAX_DEPTH = 64  # a hard stop for schemas that require themselves without end (then null is written)
 
 _FIRST = ("Alex", "Maria", "Kenji", "Amara", "Lucas", "Priya", "Sofia", "Omar", "Elena", "Tom")
 _LAST = ("Morgan", "Rossi", "Tanaka", "Okafor", "Silva", "Sharma", "Novak", "Haddad", "Berg", "Walsh")
@@ -24,6 +32,12 @@ _CITIES = ("Paris", "Lisbon", "Kyoto", "Nairobi", "Toronto", "Oslo", "Lima", "Se
 _COUNTRIES = ("France", "Portugal", "Japan", "Kenya", "Canada", "Norway", "Peru", "Korea", "Ireland", "Chile")
 _COLORS = ("red", "blue", "green", "amber", "violet", "teal", "black", "white")
 _WORDS = ("river", "garden", "signal", "harbor", "lantern", "meadow", "circuit", "summit", "canvas", "orbit")
+_PUNCTUATION = "\"'.,;:!?()[]{}<>*`"
+# Capitalized words that start requests rather than name places ("Describe Paris" names Paris).
+_OPENERS = frozenset(
+    "what what's where when who why which how tell give list write describe please show find plan create make "
+    "generate can could would should is are do does the this that a an i i'm my fill name".split()
+)
 _COMPANIES = ("Acme Corp", "Globex", "Initech", "Umbrella Labs", "Stark Works", "Wayne Foods")
 
 
@@ -136,41 +150,67 @@ class Synthesizer:
     def _object(self, schema: dict[str, Any], name: str, depth: int) -> dict[str, Any]:
         properties = schema.get("properties") or {}
         out: dict[str, Any] = {}
-        required = set(schema.get("required") or [])
+        required = {r for r in schema.get("required") or [] if isinstance(r, str)}
+        most = _int(_get(schema, "maxProperties"), -1)
+        most = most if most >= 0 else len(properties) + len(required) + 100
         for prop in self.property_order(schema):
-            if depth >= MAX_DEPTH - 2 and prop not in required:
+            if prop not in required and (depth >= SOFT_DEPTH or len(out) + len(required - set(out)) >= most):
                 continue
             out[prop] = self.value(properties[prop], prop, depth + 1)
-        if not properties and isinstance(schema.get("additionalProperties"), dict):
-            out[self.rng.choice(_WORDS)] = self.value(schema["additionalProperties"], name, depth + 1)
+        extra = schema.get("additionalProperties")
+        for prop in required - set(out):  # JSON Schema may require a property it does not describe
+            out[prop] = self.value(extra if isinstance(extra, dict) else {}, prop, depth + 1)
+        least = _int(_get(schema, "minProperties"), 1 if not properties and isinstance(extra, dict) else 0)
+        words = [w for w in _WORDS if w not in out]
+        while len(out) < least and words and extra is not False and (len(out) < most):
+            word = words.pop(self.rng.below(len(words)))
+            out[word] = self.value(extra if isinstance(extra, dict) else {}, word, depth + 1)
         return out
 
     def _array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
         low = _int(_get(schema, "minItems"), 0)
         high = _int(_get(schema, "maxItems"), max(low, 3))
-        count = low if depth >= MAX_DEPTH - 2 else min(high, max(low, 2 + self.rng.below(2)))
+        count = low if depth >= SOFT_DEPTH else min(high, max(low, 2 + self.rng.below(2)))
         items = schema.get("items")
         prefix = _get(schema, "prefixItems")
+        prefix = prefix if isinstance(prefix, list) else []
+        if items is False:  # JSON Schema: nothing past the prefix
+            count = min(count, len(prefix))
+        unique = schema.get("uniqueItems") is True
+        singular = name[:-1] if name.endswith("s") else name
         out: list[Any] = []
+        seen: set[str] = set()
         for i in range(count):
-            item = prefix[i] if isinstance(prefix, list) and i < len(prefix) else items
-            singular = name[:-1] if name.endswith("s") else name
-            out.append(self.value(item if isinstance(item, dict) else {}, singular, depth + 1))
-        if schema.get("uniqueItems") and len({repr(v) for v in out}) < len(out):
-            out = [v if not isinstance(v, str) else f"{v} {i + 1}" for i, v in enumerate(out)]
+            item = prefix[i] if i < len(prefix) else items
+            item = item if isinstance(item, dict) else {}
+            value = self.value(item, singular, depth + 1)
+            for _ in range(8 if unique else 0):  # uniqueItems: draw again, then number free text
+                if _key(value) not in seen:
+                    break
+                value = self.value(item, singular, depth + 1)
+            if unique and _key(value) in seen and isinstance(value, str) and _free_text(self._resolve(item)):
+                value = f"{value} {i + 1}"
+            if unique and _key(value) in seen:
+                continue  # fewer items rather than a repeated one
+            seen.add(_key(value))
+            out.append(value)
         return out
 
     # --- scalars ----------------------------------------------------------------------------------
 
     def _string(self, schema: dict[str, Any], name: str, depth: int) -> str:
         text = self._formatted(str(schema.get("format") or "").lower()) or self._named_text(name)
-        low = _int(_get(schema, "minLength"), 0)
-        high = _int(_get(schema, "maxLength"), 0)
+        low = max(_int(_get(schema, "minLength"), 0), 0)
+        high = _int(_get(schema, "maxLength"), -1)  # -1: no limit (0 is a limit: the empty string)
+        if 0 <= high < low:
+            low = high
         while len(text) < low:
             text += " " + self.rng.choice(_WORDS)
-        if high and len(text) > high:
+        if 0 <= high < len(text):
             text = text[:high]
-        return text[: max(high, low)] if high and low > high else text
+            if len(text.rstrip()) >= low:
+                text = text.rstrip()
+        return text
 
     def _formatted(self, fmt: str) -> str | None:
         """A value for a JSON Schema / OpenAPI string format, or None for an unknown format."""
@@ -211,73 +251,132 @@ class Synthesizer:
         if "name" in n or n in ("author", "person", "user", "owner", "customer"):
             return f"{pick(_FIRST)} {pick(_LAST)}"
         if "city" in n or "location" in n or "place" in n:
-            return self._hint(_CITIES)
+            return self._hint(_CITIES, proper=True)
         if "country" in n:
             return pick(_COUNTRIES)
         if "phone" in n:
             return f"+1-555-{100 + self.rng.below(900)}-{1000 + self.rng.below(9000)}"
         if "url" in n or "link" in n or "website" in n:
             return f"https://example.com/{pick(_WORDS)}"
-        if "date" in n or n.endswith("_at") or n.endswith("At"):
+        if "zip" in n or "postal" in n or "postcode" in n:
+            return f"{10000 + self.rng.below(90000)}"
+        if "street" in n or n in ("address", "address_line", "addressline"):
+            return f"{1 + self.rng.below(200)} {pick(_WORDS).title()} Street"
+        if "date" in n or n.endswith("_at") or name.endswith("At"):
             return self._date()
         if "colo" in n:
             return pick(_COLORS)
-        if n == "id" or n.endswith("_id") or n.endswith("Id"):
+        if n == "id" or n.endswith("_id") or name.endswith("Id"):
             return f"{pick(_WORDS)[:3]}-{1000 + self.rng.below(9000)}"
         if any(k in n for k in ("description", "summary", "reason", "explanation", "text", "content", "answer")):
-            topic = " ".join(self.hints[:3]) or pick(_WORDS)
+            topic = " ".join(w for w in (h.strip(_PUNCTUATION) for h in self.hints[:3]) if w) or pick(_WORDS)
             return f"A short note about {topic}."
         if "title" in n or "headline" in n:
             return f"The {pick(_WORDS).title()} {pick(_WORDS).title()}"
         return self._hint(_WORDS)
 
-    def _hint(self, fallback: tuple[str, ...]) -> str:
-        return self.rng.choice(self.hints) if self.hints else self.rng.choice(fallback)
+    def _hint(self, fallback: tuple[str, ...], proper: bool = False) -> str:
+        """A word of the prompt (for a place: a capitalized one, not a sentence opener), else a stock value."""
+        words = [w.strip(_PUNCTUATION) for w in self.hints]
+        words = [w for w in words if w and (not proper or (w[:1].isupper() and w.lower() not in _OPENERS))]
+        return self.rng.choice(words) if words else self.rng.choice(fallback)
 
     def _free(self, name: str) -> Any:
         return self._named_text(name)
 
-    def _bounds(self, schema: dict[str, Any], low: float, high: float) -> tuple[float, float, bool, bool]:
-        lo, hi = schema.get("minimum"), schema.get("maximum")
-        ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-        lo_open = hi_open = False
-        if isinstance(ex_lo, int | float) and not isinstance(ex_lo, bool):
-            lo, lo_open = ex_lo, True
-        elif ex_lo is True:
-            lo_open = True
-        if isinstance(ex_hi, int | float) and not isinstance(ex_hi, bool):
-            hi, hi_open = ex_hi, True
-        elif ex_hi is True:
-            hi_open = True
-        lo = float(lo) if isinstance(lo, int | float) and not isinstance(lo, bool) else None
-        hi = float(hi) if isinstance(hi, int | float) and not isinstance(hi, bool) else None
-        # Sensible ranges even for SDKs that send +/-2**53 bounds (LangChain).
-        a = max(lo, low) if lo is not None and lo < low else (lo if lo is not None else low)
-        b = min(hi, high) if hi is not None and hi > high else (hi if hi is not None else high)
-        if lo is not None and a < lo:
-            a = lo
-        if b < a:
-            b = a if hi is None else hi
-            a = min(a, b)
-        return a, b, lo_open and a == lo, hi_open and b == hi
-
     def _integer(self, schema: dict[str, Any], name: str, depth: int) -> int:
         n = name.lower()
         low, high = (18, 80) if "age" in n else (1990, 2025) if "year" in n else (1, 10) if "count" in n else (1, 100)
-        a, b, a_open, b_open = self._bounds(schema, low, high)
-        first = int(a) + (1 if a_open or a != int(a) else 0)
-        last = int(b) - (1 if b_open and b == int(b) else 0)
-        if last < first:
-            return first
-        return first + self.rng.below(last - first + 1)
+        step = _step(schema)
+        # Every integer is a multiple of 0.5; multiples of a whole step are what multipleOf restricts.
+        return int(self._multiple(_limits(schema), int(step) if step and float(step).is_integer() else 1, low, high))
 
     def _number(self, schema: dict[str, Any], name: str, depth: int) -> float:
-        a, b, a_open, b_open = self._bounds(schema, 0.0, 100.0)
+        bounds = _limits(schema)
+        step = _step(schema)
+        if step is not None:
+            return float(self._multiple(bounds, step, 0, 100))
+        lo, _, hi, _ = bounds
+        a, b = _window(lo, hi, 0.0, 100.0)
         span = b - a
-        value = round(a + span * (1 + self.rng.below(98)) / 100, 2) if span > 0 else a
-        if (a_open and value <= a) or (b_open and value >= b) or not (a <= value <= b):
+        if span <= 0:
+            return float(a)
+        value = round(a + span * (1 + self.rng.below(98)) / 100, 2)
+        if not (a < value < b):  # rounding reached (or passed) an end of a narrow range
             value = a + span / 2
         return float(value)
+
+    def _multiple(
+        self, bounds: tuple[float | None, bool, float | None, bool], step: float, low: int, high: int
+    ) -> float:
+        """k * step for a whole k that puts it inside the bounds, in the everyday range [low, high] if it can."""
+        first, last = _whole(*bounds, step)
+        a, b = _window(first, last, math.ceil(low / step), max(math.floor(high / step), math.ceil(low / step)))
+        k = int(a) + self.rng.below(int(b) - int(a) + 1) if b >= a else int(a)
+        value = k * step
+        return round(value, 12) if isinstance(value, float) else value  # 3 * 0.1 is 0.3, not 0.30000000000000004
+
+
+def _whole(
+    lo: float | None, lo_open: bool, hi: float | None, hi_open: bool, step: float
+) -> tuple[int | None, int | None]:
+    """The smallest and largest whole k with k * step inside the bounds (None: unbounded on that side)."""
+    first = last = None
+    if lo is not None:
+        q = lo / step
+        first = math.ceil(q) + (1 if lo_open and q == math.ceil(q) else 0)
+    if hi is not None:
+        q = hi / step
+        last = math.floor(q) - (1 if hi_open and q == math.floor(q) else 0)
+    return first, last
+
+
+def _step(schema: dict[str, Any]) -> float | None:
+    raw = _get(schema, "multipleOf")
+    return raw if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > 0 else None
+
+
+def _key(value: Any) -> str:
+    """A value's identity for uniqueItems."""
+    return json.dumps(value, sort_keys=True)
+
+
+def _free_text(schema: dict[str, Any]) -> bool:
+    """A string schema whose values may be any text (so a number can be appended to one)."""
+    constrained = ("enum", "const", "format", "pattern", "maxLength", "max_length", "anyOf", "any_of", "oneOf")
+    constrained += ("one_of", "allOf", "all_of", "not", "$ref", "ref")
+    return type_of(schema) in ("string", None) and not any(k in schema for k in constrained)
+
+
+def _limits(schema: dict[str, Any]) -> tuple[float | None, bool, float | None, bool]:
+    """(lower bound, exclusive?, upper bound, exclusive?) from minimum/maximum and JSON Schema's numeric
+    exclusiveMinimum/exclusiveMaximum (or OpenAPI 3.0's boolean forms)."""
+
+    def number(raw: Any) -> float | None:
+        return float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
+
+    lo, hi = number(schema.get("minimum")), number(schema.get("maximum"))
+    ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    lo_open, hi_open = ex_lo is True, ex_hi is True
+    if number(ex_lo) is not None and (lo is None or number(ex_lo) >= lo):
+        lo, lo_open = number(ex_lo), True
+    if number(ex_hi) is not None and (hi is None or number(ex_hi) <= hi):
+        hi, hi_open = number(ex_hi), True
+    return lo, lo_open, hi, hi_open
+
+
+def _window(lo: float | None, hi: float | None, low: float, high: float) -> tuple[float, float]:
+    """The range values are drawn from: the everyday range [low, high] (so that SDKs sending +/-2**53 bounds,
+    like LangChain, still get ordinary numbers), moved next to the allowed range when it lies outside it,
+    and cut to [lo, hi]."""
+    span = high - low
+    if lo is not None and lo >= high:
+        low, high = lo, lo + span
+    elif hi is not None and hi <= low:
+        low, high = hi - span, hi
+    a = low if lo is None else max(lo, low)
+    b = high if hi is None else min(hi, high)
+    return a, b
 
 
 def _int(raw: Any, default: int) -> int:
