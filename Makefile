@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench sdk-matrix container-test conformance captures clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,9 +15,19 @@ $(STAMP): pyproject.toml
 run: $(STAMP)  ## serve on http://127.0.0.1:8080 with the scripted engine
 	$(BIN)/gemini-emulator serve
 
-test: $(STAMP)  ## lint, then the whole suite against real servers on loopback
+CONFORMANCE := build/conformance-results.json
+
+test: $(STAMP)  ## lint, then the whole suite against real servers on loopback; fails if the conformance matrix is stale
 	$(BIN)/ruff check
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --conformance-results=$(CONFORMANCE)
+	$(BIN)/python tools/conformance_matrix.py --check $(CONFORMANCE)
+
+conformance: $(STAMP)  ## the whole suite, then docs/conformance-matrix.md regenerated from its results
+	$(BIN)/pytest -q --conformance-results=$(CONFORMANCE); status=$$?; \
+	$(BIN)/python tools/conformance_matrix.py $(CONFORMANCE) && exit $$status
+
+captures: $(STAMP)  ## re-import captures/ from ../shared/corpus (the curated import; see captures/README.md)
+	$(BIN)/python tools/import_captures.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check
@@ -25,6 +35,22 @@ lint: $(STAMP)
 
 bench: $(STAMP)  ## throughput/latency ratios against a bare Starlette baseline (not a test)
 	$(BIN)/python bench/run.py
+
+SDK_MATRIX := build/sdk-matrix
+
+sdk-matrix: $(STAMP)  ## every SDK × call (Python and Node), then docs/sdk-matrix.md regenerated from the results
+	rm -rf $(SDK_MATRIX) && mkdir -p $(SDK_MATRIX)
+	SDK_MATRIX_RESULTS=$(SDK_MATRIX) $(BIN)/pytest -q --junitxml=$(SDK_MATRIX)/python.xml \
+		tests/test_sdk_matrix_*.py tests/test_js_matrix.py; status=$$?; \
+	$(BIN)/python tools/gen_sdk_matrix.py $(SDK_MATRIX) > $(SDK_MATRIX)/sdk-matrix.md && \
+		mv $(SDK_MATRIX)/sdk-matrix.md docs/sdk-matrix.md && exit $$status
+
+IMAGE ?= localhost/gemini-emulator:test
+
+container-test: $(STAMP)  ## build the image with podman and test it for real (as root; installs podman)
+	bash ../shared/tools/container-env.sh
+	podman build --format docker --tag $(IMAGE) .
+	GEMINI_EMULATOR_IMAGE=$(IMAGE) $(BIN)/pytest -q tests/container
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -233,6 +233,7 @@ OPENAPI: dict[str, Any] = {
                     "functionCall": {"oneOf": [{"type": "object"}, {"type": "array"}]},
                     "raw": {"oneOf": [{"type": "object"}, {"type": "array"}]},
                     "error": {"oneOf": [{"type": "string"}, {"type": "object"}]},
+                    "replay": {"type": "string", "description": "a golden capture's name or glob"},
                     "finishReason": {"type": "string"},
                     "finishMessage": {"type": "string"},
                     "blockReason": {"type": "string"},

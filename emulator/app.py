@@ -57,7 +57,7 @@ logging.getLogger("uvicorn.error").addFilter(_QUIET)
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> Starlette:
     """The emulator as an ASGI app; `engine` overrides the one named in settings."""
     settings = settings or Settings.from_env()
-    engine = engine or load_engine(settings.engine)
+    engine = engine or load_engine(settings.engine, settings.engine_options())
     store: ScriptStore | None = getattr(engine, "store", None)
     if store is not None:
         store.strict = settings.strict

@@ -23,10 +23,18 @@ def _help(text: str, field: str, default: object) -> str:
     return f"{text} [env {env_name(field)}; default {default}]"
 
 
+_ENGINE_EPILOG = (
+    "--engine openai answers from an OpenAI-compatible server, configured by GEMINI_EMULATOR_OPENAI_BASE_URL "
+    "(required, e.g. http://127.0.0.1:11434/v1), _API_KEY, _MODEL_MAP (gemini-x=upstream-y,...), _DEFAULT_MODEL, "
+    "_TIMEOUT, _JSON_SCHEMA and _MAX_TOKENS_FIELD (README: The openai engine)."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gemini-emulator",
         description="A local, wire-true emulator of Google's Gemini API. With no command, `serve`.",
+        epilog=_ENGINE_EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"gemini-emulator {__version__}")
     commands = parser.add_subparsers(dest="command")
@@ -34,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the emulator (the default command)",
         description="Serve the Gemini API on HOST:PORT until interrupted.",
+        epilog=_ENGINE_EPILOG,
         argument_default=argparse.SUPPRESS,
     )
     _serve_options(serve)
@@ -63,6 +72,24 @@ def build_parser() -> argparse.ArgumentParser:
         default="sh",
         help="syntax of the lines: sh (also bash, zsh), fish or powershell [default sh]",
     )
+    record = commands.add_parser(
+        "record",
+        help="proxy to the real service and write a golden capture of every exchange",
+        description="Forward each request to UPSTREAM with the caller's credentials, stream the answer back "
+        "unchanged, and write a capture of it into CAPTURES (credentials are never written).",
+    )
+    record.add_argument("--upstream", required=True, help="e.g. https://generativelanguage.googleapis.com")
+    record.add_argument("--captures", default="captures/recorded", help="where captures go [default captures/recorded]")
+    record.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind [default {DEFAULT_HOST}]")
+    record.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on [default {DEFAULT_PORT}]")
+    record.add_argument(
+        "--scrub",
+        action="append",
+        default=[],
+        metavar="REGEX[=REPLACEMENT]",
+        help="replace matches in both bodies before writing (repeatable; replacement defaults to REDACTED)",
+    )
+    record.add_argument("--log-level", dest="log_level", default="warning", help="server log level")
     _serve_options(parser)
     return parser
 
@@ -105,6 +132,10 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
         help=_help("journal records kept (the oldest are evicted)", "journal_cap", 10_000),
     )
     parser.add_argument(
+        "--captures",
+        help=_help("golden captures for --engine replay and `replay` script entries", "captures", "captures/"),
+    )
+    parser.add_argument(
         "--log-level",
         dest="log_level",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -112,7 +143,18 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_OPTIONS = ("host", "port", "engine", "api_key", "max_body_bytes", "strict", "script", "journal_cap", "log_level")
+_OPTIONS = (
+    "host",
+    "port",
+    "engine",
+    "api_key",
+    "max_body_bytes",
+    "strict",
+    "script",
+    "journal_cap",
+    "log_level",
+    "captures",
+)
 
 
 def banner(settings: Settings) -> str:
@@ -132,8 +174,8 @@ def banner(settings: Settings) -> str:
             "  Admin          /__emulator/ (health, script, journal; GET /__emulator/openapi.json)",
             f"Point an SDK at {where}:",
             f'  eval "$(gemini-emulator env{env_args})"   # then google-genai and @google/genai need no code change',
-            f"  google-genai      genai.Client(http_options=types.HttpOptions(base_url='{url}'))",
-            f"  @google/genai     new GoogleGenAI({{apiKey, httpOptions: {{baseUrl: '{url}'}}}})",
+            f"  google-genai      genai.Client(api_key='any', http_options=types.HttpOptions(base_url='{url}'))",
+            f"  @google/genai     new GoogleGenAI({{apiKey: 'any', httpOptions: {{baseUrl: '{url}'}}}})",
             f"  firebase/ai       getGenerativeModel(ai, {{model}}, {{baseUrl: '{url}'}})",
             f"  @ai-sdk/google    createGoogleGenerativeAI({{baseURL: '{url}/v1beta'}})",
             f"  LangChain (JS)    new ChatGoogleGenerativeAI({{model, baseUrl: '{url}'}})",
@@ -161,10 +203,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "env":
         return print_env(args)
+    if args.command == "record":
+        from emulator import record
+
+        return record.main(args.upstream, args.captures, args.host, args.port, args.scrub, args.log_level)
     options = {name: getattr(args, name, None) for name in _OPTIONS}
     try:
         settings = Settings.from_env(**options)
-        engine = load_engine(settings.engine)
+        engine = load_engine(settings.engine, settings.engine_options())
         import uvicorn
 
         from emulator.app import create_app

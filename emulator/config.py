@@ -24,6 +24,11 @@ class Settings:
     strict: bool = False  # an unmatched request is an error instead of the zero-config answer
     script: str | None = None  # JSON (or YAML) file of script entries shared by every namespace
     journal_cap: int = 10_000  # journal records kept; the oldest are evicted past it
+    captures: str | None = None  # golden captures for the replay engine and `replay` entries (default: captures/)
+
+    def engine_options(self) -> dict[str, object]:
+        """Keyword arguments for the engine's constructor that come from settings."""
+        return {"captures": self.captures} if self.captures else {}
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:

@@ -365,3 +365,12 @@ def upstream_invalid(upstream: str, problem: str) -> ApiError:
 def not_translatable(what: str) -> ApiError:
     """Part of a Gemini request that has no OpenAI chat-completions form."""
     return ApiError(400, f"The openai engine cannot send {what} to an OpenAI-compatible upstream.")
+
+
+def replay_unmatched(summary: str, closest: list[str]) -> ApiError:
+    """Emulator-only (replay): no recorded exchange answers the request; names the closest captures and
+    where each first differs."""
+    text = f"gemini-emulator replay: no capture matches this request ({summary})."
+    if closest:
+        text += " Closest: " + "; ".join(closest) + "."
+    return ApiError(404, text)

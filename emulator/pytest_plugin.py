@@ -4,8 +4,8 @@ Fixtures:
 - `gemini`: a fresh emulator for this test, in-process on a free port;
 - `gemini_shared`: one emulator for the whole session, with a namespace (its own API key) per test;
 - `gemini_emulator`: the session's server itself (`.url`), for tests that drive it by hand.
-`gemini` and `gemini_shared` point the SDKs at the emulator through the environment
-(GOOGLE_GEMINI_BASE_URL, GOOGLE_VERTEX_BASE_URL, GEMINI_API_KEY) and hand back a `Gemini` handle:
+`gemini` and `gemini_shared` point the SDKs at the emulator through the environment (GOOGLE_GEMINI_BASE_URL,
+GOOGLE_VERTEX_BASE_URL, GEMINI_API_KEY: emulator.sdk_env) and hand back a `Gemini` handle:
 
     def test_retry(gemini):
         gemini.script({"error": "unavailable"}, {"text": "Hi!"})
@@ -23,6 +23,7 @@ import pytest
 
 from emulator.client import AdminClient, Calls
 from emulator.config import Settings
+from emulator.sdk_env import sdk_environment
 from emulator.server import RunningEmulator, start
 from engines.base import GenerateRequest
 from engines.script import parse_entry
@@ -79,10 +80,11 @@ class Gemini:
 
 
 def _point_sdks(monkeypatch: pytest.MonkeyPatch, url: str, key: str) -> None:
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
-    monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", url)
-    monkeypatch.setenv("GEMINI_API_KEY", key)
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    for name, value in sdk_environment(url, key).items():  # what `gemini-emulator env` prints
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
 
 
 def _test_key() -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import uvicorn
 
@@ -35,7 +36,7 @@ class RunningEmulator:
         self._thread.join(timeout=10)
 
 
-def _free_port(host: str) -> int:
+def free_port(host: str) -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
@@ -45,16 +46,16 @@ def start(settings: Settings | None = None, engine: Engine | None = None) -> Run
     """Start an emulator in a thread and return once it accepts connections; `engine` overrides settings."""
     settings = settings or Settings()
     host = settings.host
-    port = settings.port if settings.port else _free_port(host)
+    port = settings.port if settings.port else free_port(host)
     settings.port = port
+    server, thread = serve_in_thread(create_app(settings, engine), host, port)
+    return RunningEmulator(f"http://{host}:{port}", host, port, settings, server, thread)
+
+
+def serve_in_thread(app: Any, host: str, port: int) -> tuple[uvicorn.Server, threading.Thread]:
+    """Serve an ASGI app from a daemon thread; return once it accepts connections (no access log)."""
     config = uvicorn.Config(
-        create_app(settings, engine),
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        lifespan="off",
+        app, host=host, port=port, log_level="warning", access_log=False, server_header=False, lifespan="off"
     )
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
@@ -64,4 +65,4 @@ def start(settings: Settings | None = None, engine: Engine | None = None) -> Run
         if not thread.is_alive():
             raise RuntimeError(f"gemini-emulator failed to start on {host}:{port}")
         thread.join(timeout=0.01)
-    return RunningEmulator(f"http://{host}:{port}", host, port, settings, server, thread)
+    return server, thread

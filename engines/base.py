@@ -46,12 +46,17 @@ class GenerateRequest:
 
     def last_user_text(self) -> str:
         """Text of the last user turn (all its text parts joined), or ""."""
-        for content in reversed(self.contents):
-            if content.get("role", "user") == "user":
-                texts = [p["text"] for p in content.get("parts", []) if isinstance(p.get("text"), str)]
-                if texts:
-                    return "\n".join(texts)
-        return ""
+        return last_user_text(self.contents)
+
+
+def last_user_text(contents: list[dict[str, Any]]) -> str:
+    """Text of the last user turn of `contents` (all its text parts joined), or ""."""
+    for content in reversed(contents):
+        if content.get("role", "user") == "user":
+            texts = [p["text"] for p in content.get("parts", []) if isinstance(p.get("text"), str)]
+            if texts:
+                return "\n".join(texts)
+    return ""
 
 
 # Wire faults an engine can ask for (the wire layer carries them out; engines never touch sockets).
@@ -112,7 +117,10 @@ def load_engine(name: str, options: dict[str, Any] | None = None) -> Engine:
         known = ", ".join(sorted(available_engines())) or "none"
         raise EngineLoadError(f"no engine named {name!r} is installed (installed: {known})")
     factory = matches[0].load()
-    engine = factory(**(options or {}))
+    try:
+        engine = factory(**(options or {}))
+    except TypeError as exc:  # an option this engine does not take (e.g. --captures)
+        raise EngineLoadError(f"engine {name!r} does not take the options {sorted(options or {})}: {exc}") from None
     missing = [attr for attr in ("name", "generate") if not hasattr(engine, attr)]
     if missing:
         raise EngineLoadError(f"engine {name!r} ({matches[0].value}) lacks {', '.join(missing)}")

@@ -10,6 +10,7 @@ from typing import Any
 
 from emulator import errors
 from engines.base import DROP, TRUNCATE, Chunk, GenerateRequest
+from engines.replay import Replayer
 from engines.zero_config import split_for_stream
 
 ZERO_CONFIG = "zero-config"  # journal name of the unscripted answer
@@ -71,11 +72,21 @@ def answer_chunks(spec: dict[str, Any], request: GenerateRequest, prelude: Calla
 
 
 async def render(
-    spec: dict[str, Any], request: GenerateRequest, prelude: Callable[[], list[str]] = lambda: [""]
+    spec: dict[str, Any],
+    request: GenerateRequest,
+    prelude: Callable[[], list[str]] = lambda: [""],
+    replayer: Replayer | None = None,
 ) -> AsyncIterator[Chunk]:
-    """Yield the entry's chunks with its delays, finish details and faults."""
+    """Yield the entry's chunks with its delays, finish details and faults (a `replay` entry: the recorded
+    exchange that matches the request, from `replayer`)."""
     if spec.get("delayMs"):
         await asyncio.sleep(spec["delayMs"] / 1000)
+    if "replay" in spec:
+        if replayer is None:
+            raise errors.replay_unmatched("this engine has no captures to replay", [])
+        async for chunk in replayer.play(request, spec["replay"], spec.get("chunkDelayMs", 0) / 1000):
+            yield chunk
+        return
     midstream = "errorAfterChunks" in spec
     if "error" in spec and not midstream:
         raise error_from(spec["error"], request)

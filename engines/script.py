@@ -5,7 +5,8 @@ One entry is one answer. The same JSON shape comes from a file (`--script`), the
     {"name": "weather", "match": {"text": "weather", "model": "gemini-2.5-flash"}, "times": 1,
      "functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
 
-Answer kinds (exactly one): `text`, `chunks`, `functionCall`, `raw`, `error`. Modifiers: `finishReason`,
+Answer kinds (exactly one): `text`, `chunks`, `functionCall`, `raw`, `error`, `replay` (a golden capture's
+name or a glob: the recorded exchange that matches the request, engines/replay.py). Modifiers: `finishReason`,
 `finishMessage`, `blockReason`, `safetyRatings`, `usage`, `delayMs` (before the first chunk), `chunkDelayMs`
 (between chunks), `errorAfterChunks` (with `error`: HTTP 200, N chunks, then the error tail),
 `dropAfterChunks`, `dropAfterBytes`, `truncateFinalEvent`. `times`: a count, or "forever". Matchers in
@@ -26,7 +27,7 @@ import orjson
 from emulator import errors
 from engines.base import GenerateRequest
 
-ANSWER_KINDS = ("text", "chunks", "functionCall", "raw", "error")
+ANSWER_KINDS = ("text", "chunks", "functionCall", "raw", "error", "replay")
 FINISH_REASONS = frozenset(
     "FINISH_REASON_UNSPECIFIED STOP MAX_TOKENS SAFETY RECITATION LANGUAGE OTHER BLOCKLIST PROHIBITED_CONTENT SPII "
     "MALFORMED_FUNCTION_CALL IMAGE_SAFETY IMAGE_PROHIBITED_CONTENT IMAGE_OTHER NO_IMAGE IMAGE_RECITATION "
@@ -55,6 +56,7 @@ _MODIFIERS = {
     "truncateFinalEvent",
 }
 FOREVER = -1
+REPLAY_MODIFIERS = frozenset({"name", "match", "times", "delayMs", "chunkDelayMs"})
 
 
 class EntryError(ValueError):
@@ -217,6 +219,13 @@ def _check_answer(obj: dict[str, Any], index: int | None) -> None:
                 raise EntryError(f"{where}.args", "a JSON object", index)
             if "id" in call and not isinstance(call["id"], str):
                 raise EntryError(f"{where}.id", "a string", index)
+    if "replay" in obj:
+        if not isinstance(obj["replay"], str) or not obj["replay"]:
+            raise EntryError("replay", 'a capture name or glob, e.g. "developer/*"', index)
+        extra = sorted(set(obj) - REPLAY_MODIFIERS - {"replay"})
+        if extra:
+            allowed = ", ".join(sorted(REPLAY_MODIFIERS))
+            raise EntryError(extra[0], f"a replay entry answers as recorded; it takes only {allowed}", index)
     if "raw" in obj:
         raw = obj["raw"]
         items = raw if isinstance(raw, list) else [raw]

@@ -13,6 +13,7 @@ from engines import embeddings, synthesis
 from engines.base import Chunk, GenerateRequest
 from engines.namespaces import ScriptStore
 from engines.render import ZERO_CONFIG, render
+from engines.replay import Replayer
 from engines.zero_config import compose, split_for_stream
 
 
@@ -22,14 +23,15 @@ class ScriptedEngine:
 
     name = "scripted"
 
-    def __init__(self, store: ScriptStore | None = None, strict: bool = False) -> None:
+    def __init__(self, store: ScriptStore | None = None, strict: bool = False, captures: str | None = None) -> None:
         self.store = store or ScriptStore(strict=strict)
+        self.replayer = Replayer(captures, lazy=True)  # for `replay` entries; loads on first use
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
         selection = self.store.select(request)
         if selection.entry is not None:
             request.notes["entry"] = selection.entry.name
-            async for chunk in render(selection.entry.spec, request, lambda: self._zero_config(request)):
+            async for chunk in render(selection.entry.spec, request, lambda: self._zero_config(request), self.replayer):
                 yield chunk
             return
         if self.store.is_strict(request.namespace):

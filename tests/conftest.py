@@ -12,6 +12,7 @@ from google.genai import types
 from emulator.server import RunningEmulator
 
 KEY = "test-key"
+pytest_plugins = ["conformance_report"]  # --conformance-results PATH, for `make conformance`
 
 
 @pytest.fixture(scope="session")
