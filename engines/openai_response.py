@@ -20,7 +20,7 @@ from emulator import errors, tokens
 from emulator.routes import VERTEX
 from engines.base import Chunk, GenerateRequest
 from engines.openai_ids import CallIdStore, minted_id, turn_key
-from engines.render import FUNCTION_CALL_MESSAGE, mint_call_id, mint_signature
+from engines.render import function_call_message, mint_call_id, mint_signature
 
 FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "tool_calls": "STOP", "function_call": "STOP"}
 FINISH |= {"content_filter": "SAFETY", "end_turn": "STOP", "max_tokens": "MAX_TOKENS"}
@@ -146,7 +146,7 @@ def final_details(reason: Any, refusal: str, has_calls: bool, request: GenerateR
     if refusal:
         return "SAFETY", refusal
     mapped = finish_reason(reason)
-    message = FUNCTION_CALL_MESSAGE if has_calls and request.model.startswith("gemini-3") else None
+    message = function_call_message(request) if has_calls else None
     return mapped, message
 
 

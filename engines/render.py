@@ -14,8 +14,19 @@ from engines.replay import Replayer
 from engines.zero_config import split_for_stream
 
 ZERO_CONFIG = "zero-config"  # journal name of the unscripted answer
-# Gemini 3 names the reason a turn ended in calls (google-adk-go TestDelegation_*.httprr, 2026).
+# How production words a turn that ended in calls (google-adk-go traces, 2026).
 FUNCTION_CALL_MESSAGE = "Model generated function call(s)."
+
+
+def function_call_message(request: GenerateRequest) -> str | None:
+    """finishMessage for a function-call turn: 2026 traces carry it on unary answers of every model and on
+    gemini-2.5 streams, but not on Gemini 3 streams (google-adk-go: 27/27 2.5 unary, 2/3 2.5 SSE,
+    0/6 Gemini 3 SSE, 30/41 Gemini 3.5 unary)."""
+    if request.stream and request.model.startswith("gemini-3"):
+        return None
+    return FUNCTION_CALL_MESSAGE
+
+
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -59,8 +70,9 @@ def answer_chunks(spec: dict[str, Any], request: GenerateRequest, prelude: Calla
         items = spec["raw"] if isinstance(spec["raw"], list) else [spec["raw"]]
         return [Chunk(raw=item) for item in items]
     if "functionCall" in spec:
-        message = FUNCTION_CALL_MESSAGE if request.model.startswith("gemini-3") else None
-        chunk = Chunk(parts=_function_calls(spec["functionCall"], request), finish_message=message)
+        chunk = Chunk(
+            parts=_function_calls(spec["functionCall"], request), finish_message=function_call_message(request)
+        )
         return [chunk]
     if "chunks" in spec:
         return [Chunk(parts=[{"text": c} if isinstance(c, str) else dict(c)]) for c in spec["chunks"]]

@@ -17,7 +17,7 @@ from typing import Any
 from emulator import tokens
 from engines import synth_tools
 from engines.base import Chunk, GenerateRequest
-from engines.render import FUNCTION_CALL_MESSAGE, mint_call_id, mint_signature
+from engines.render import function_call_message, mint_call_id, mint_signature
 from engines.synth_schema import synthesize
 from engines.zero_config import compose, split_for_stream
 
@@ -77,9 +77,7 @@ def _call_chunk(request: GenerateRequest, decl: synth_tools.Declaration) -> Chun
     part: dict[str, Any] = {"functionCall": body}
     if request.thinking or _gemini3(request):  # Gemini 3 refuses a replayed call without its signature
         part["thoughtSignature"] = mint_signature(f"{request.fingerprint}:{decl.name}")
-    return Chunk(
-        parts=[part], finish_reason="STOP", finish_message=FUNCTION_CALL_MESSAGE if _gemini3(request) else None
-    )
+    return Chunk(parts=[part], finish_reason="STOP", finish_message=function_call_message(request))
 
 
 def answer(request: GenerateRequest, prompt_tokens: int) -> list[Chunk]:

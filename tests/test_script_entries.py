@@ -197,17 +197,20 @@ def test_several_function_calls_are_parallel_calls_in_one_turn(gemini_shared: Ge
     assert len(chunks) == 1 and [c.name for c in chunks[0].function_calls] == ["get_weather"] * 3
 
 
-def test_function_call_finish_message_on_gemini_3_only(gemini_shared: Gemini, wire: httpx.Client) -> None:
+def test_function_call_finish_message_follows_the_2026_traces(gemini_shared: Gemini, wire: httpx.Client) -> None:
+    """Unary call turns carry it on every model; streams carry it on 2.5, not on Gemini 3."""
     entry = {"functionCall": {"name": "f"}}
-    gemini_shared.script(entry, entry, entry, entry)
+    gemini_shared.script(entry, entry, entry, entry, entry)
     three = wire.post(url(GEMINI_3), json=BODY).json()["candidates"][0]
     assert three["finishMessage"] == FUNCTION_CALL_MESSAGE == "Model generated function call(s)."
     assert list(three) == ["content", "finishReason", "index", "finishMessage"]
     alias = wire.post(url("gemini-flash-latest"), json=BODY).json()["candidates"][0]  # resolves to a gemini-3
     assert alias["finishMessage"] == FUNCTION_CALL_MESSAGE
     two = wire.post(url(MODEL), json=BODY).json()["candidates"][0]
-    assert "finishMessage" not in two and two["finishReason"] == "STOP"
+    assert two["finishMessage"] == FUNCTION_CALL_MESSAGE and two["finishReason"] == "STOP"
     events = sse_events(wire.post(url(GEMINI_3, "streamGenerateContent", sse=True), json=BODY).content)
+    assert "finishMessage" not in events[-1]["candidates"][0]
+    events = sse_events(wire.post(url(MODEL, "streamGenerateContent", sse=True), json=BODY).content)
     assert events[-1]["candidates"][0]["finishMessage"] == FUNCTION_CALL_MESSAGE
 
 

@@ -290,8 +290,9 @@ def test_call_ids_and_signatures(
 
 @pytest.mark.parametrize("backend", ["developer", "vertex"])
 @pytest.mark.parametrize("model", [GEMINI_3, MODEL])
-def test_finish_message_on_gemini_3_calls(gemini_shared: Gemini, model: str, backend: str) -> None:
-    """Read from the wire: google-genai drops finishMessage on the Developer API."""
+def test_finish_message_on_unary_call_turns(gemini_shared: Gemini, model: str, backend: str) -> None:
+    """Read from the wire: google-genai drops finishMessage on the Developer API. 2026 traces carry it on
+    unary function-call turns of every model."""
     if backend == "developer":
         path, auth = f"/v1beta/models/{model}", {"x-goog-api-key": gemini_shared.api_key}
     else:
@@ -305,4 +306,4 @@ def test_finish_message_on_gemini_3_calls(gemini_shared: Gemini, model: str, bac
     candidate = httpx.post(gemini_shared.url + path + ":generateContent", json=body, headers=auth).json()
     candidate = candidate["candidates"][0]
     assert candidate["content"]["parts"][0]["functionCall"]["args"] == {}  # no parameters: no arguments
-    assert candidate.get("finishMessage") == (FUNCTION_CALL_MESSAGE if model == GEMINI_3 else None)
+    assert candidate.get("finishMessage") == FUNCTION_CALL_MESSAGE
