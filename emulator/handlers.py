@@ -25,6 +25,7 @@ from emulator import (
     responses,
     schema_rules,
     tokens,
+    tool_rules,
     validate,
 )
 from emulator.config import Settings
@@ -121,6 +122,7 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
         gen, usage = _generate_request(ctx, target, model, body, record.namespace, stream=bool(mode))
         model_rules.check(model, gen.thinking, body, target.backend)
         schema_rules.check(body)
+        tool_rules.check(body)
         builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
         extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
         answer = ctx.engine.generate(gen)

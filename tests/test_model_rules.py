@@ -108,3 +108,24 @@ def test_candidate_count_gives_that_many_candidates(base_url: str) -> None:
     assert len(set(texts)) == 3 and all(c.finish_reason == types.FinishReason.STOP for c in response.candidates)
     words = sum(len(t.split()) for t in texts)
     assert response.usage_metadata.candidates_token_count >= words  # every candidate's tokens are counted
+
+
+def test_tool_use_that_cannot_work_is_refused(http: httpx.Client) -> None:
+    config_only = {"contents": [ASK], "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}
+    error = post(http, "gemini-2.5-flash", config_only).json()["error"]
+    assert error["message"] == "Function calling config is set without function_declarations."
+    bad_name = {"contents": [ASK], "tools": [{"functionDeclarations": [{"name": "get weather"}]}]}
+    error = post(http, "gemini-2.5-flash", bad_name).json()["error"]
+    assert error["message"].startswith(
+        "* GenerateContentRequest.tools[0].function_declarations[0].name: Invalid function name. "
+        "Must start with a letter or an underscore."
+    )
+    orphan = {"contents": [ASK, RESULT]}
+    error = post(http, "gemini-2.5-flash", orphan).json()["error"]
+    assert error["message"] == (
+        "Please ensure that the number of function response parts is equal to the number of function call parts "
+        "of the function call turn."
+    )
+    two_results = {"role": "user", "parts": RESULT["parts"] * 2}
+    assert post(http, "gemini-2.5-flash", {"contents": [ASK, CALL, two_results]}).status_code == 400
+    assert post(http, "gemini-2.5-flash", {"contents": [ASK, CALL, RESULT]}).status_code == 200

@@ -232,18 +232,14 @@ def test_a_history_the_engine_never_answered_keeps_echoed_ids_or_gets_stable_one
     assert [m["tool_call_id"] for m in first[2:]] == ids
 
 
-def test_a_function_response_without_its_call_gets_one(wire, upstream) -> None:
+def test_a_function_response_without_its_call_is_refused_before_the_upstream(wire, upstream) -> None:
+    """Production refuses the orphan response (emulator/tool_rules.py); the upstream is never asked."""
     route = upstream.post(CHAT_URL).mock(return_value=httpx.Response(200, json=completion("ok")))
     reply = {"functionResponse": {"name": "lookup", "response": {"found": True}}}
-    wire.post(GENERATE, json={"contents": [{"role": "user", "parts": [reply, {"text": "and?"}]}]}, headers=KEY)
-    messages = sent(route)["messages"]
-    assert messages[0]["role"] == "assistant"
-    call_id = messages[0]["tool_calls"][0]["id"]
-    assert messages[0]["tool_calls"][0]["function"] == {"name": "lookup", "arguments": "{}"}
-    assert messages[1:] == [
-        {"role": "tool", "tool_call_id": call_id, "content": '{"found":true}'},
-        {"role": "user", "content": "and?"},
-    ]
+    answer = wire.post(GENERATE, json={"contents": [{"role": "user", "parts": [reply, {"text": "and?"}]}]}, headers=KEY)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["message"].startswith("Please ensure that the number of function response parts")
+    assert not route.called
 
 
 def test_calls_without_ids_get_distinct_ones_and_null_arguments_are_empty(wire, upstream) -> None:
