@@ -230,7 +230,16 @@ def _encode(answer: dict[str, Any], target: Target, int_enums: bool) -> dict[str
     return enums.to_ints(answer, target.backend) if int_enums else answer
 
 
-_KEPT = ("finish_reason", "finish_message", "safety_ratings", "block_reason", "usage", "fault", "fault_at_byte")
+_KEPT = (
+    "finish_reason",
+    "finish_message",
+    "safety_ratings",
+    "block_reason",
+    "usage",
+    "grounding",
+    "fault",
+    "fault_at_byte",
+)
 
 
 async def _collect(chunks: AsyncIterator[Chunk]) -> list[Chunk]:

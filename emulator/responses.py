@@ -169,6 +169,8 @@ class ResponseBuilder:
             candidate["safetyRatings"] = chunk.safety_ratings
         if not vertex:
             candidate["index"] = chunk.index
+        if chunk.grounding:  # groundingMetadata, urlContextMetadata: after index (wire-facts §4)
+            candidate.update(chunk.grounding)
         if chunk.finish_message:
             candidate["finishMessage"] = chunk.finish_message
         return candidate

@@ -81,6 +81,7 @@ class Chunk:
     usage: dict[str, Any] | None = None  # usageMetadata fields that override the computed ones
     raw: dict[str, Any] | None = None
     index: int = 0  # candidate index, for candidateCount > 1
+    grounding: dict[str, Any] | None = None  # groundingMetadata / urlContextMetadata of the candidate
     fault: str | None = None
     fault_at_byte: int | None = None
 

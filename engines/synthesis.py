@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from emulator import tokens
-from engines import synth_tools
+from engines import synth_builtin, synth_tools
 from engines.base import Chunk, GenerateRequest
 from engines.render import function_call_message, mint_call_id, mint_signature
 from engines.synth_schema import synthesize
@@ -133,8 +133,29 @@ def _candidate(
         chunks.append(Chunk(parts=[{"text": "", "thoughtSignature": signature}], usage=usage, index=index))
     if not chunks:
         chunks = [Chunk(usage=usage, index=index)]
+    _builtin_tools(request, chunks, text)
     chunks[-1].finish_reason = finish
     return chunks
+
+
+def _builtin_tools(request: GenerateRequest, chunks: list[Chunk], text: str) -> None:
+    """Code execution parts before the answer; search grounding and URL context on the last chunk."""
+    tools = synth_builtin.enabled(request)
+    if not tools:
+        return
+    if "code" in tools:
+        parts, cost = synth_builtin.code_parts(request)
+        usage = dict(chunks[0].usage or {}) | {"toolUsePromptTokenCount": cost}
+        for chunk in chunks:
+            chunk.usage = usage
+        chunks.insert(0, Chunk(parts=parts, usage=usage, index=chunks[0].index))
+    grounding: dict[str, Any] = {}
+    if "search" in tools and text:
+        grounding |= synth_builtin.search_grounding(request, text)
+    if "url" in tools:
+        grounding |= synth_builtin.url_context(request) or {}
+    if grounding:
+        chunks[-1].grounding = grounding
 
 
 def _stop(text: str, stops: Any) -> str:
