@@ -3,6 +3,8 @@
 Messages are production's, as public issue threads quote them (see docs/conformance.md):
 - "Budget 0 is invalid. This model only works in thinking mode." (Pro models; vercel/ai#8027,
   docker/docker-agent#2051 for gemini-3.1-pro-preview);
+- "Penalty is not enabled for models/gemini-2.5-flash" (presence or frequency penalty on 2.5 models;
+  vercel-ai fixtures issue-8943-*);
 - "Thinking level MINIMAL is not supported for this model. ..." (vercel-ai fixture
   google-thinking-level-minimal-unsupported.json);
 - "Function call is missing a thought_signature in functionCall parts. ..." (Developer API, Gemini 3;
@@ -16,6 +18,7 @@ from typing import Any
 from emulator import errors
 from emulator.routes import VERTEX
 
+PENALTY = "Penalty is not enabled for models/{model}"  # vercel-ai fixtures issue-8943-gemini-2.5-*-error.json
 NO_BUDGET_ZERO = "Budget 0 is invalid. This model only works in thinking mode."
 LEVEL_UNSUPPORTED = "Thinking level {level} is not supported for this model. Please retry with other thinking level."
 MISSING_SIGNATURE = (
@@ -44,6 +47,13 @@ def check(model: str, thinking: bool, body: dict[str, Any], backend: str) -> Non
     level = _pick(thinking_config, "thinkingLevel", "thinking_level")
     if isinstance(level, str) and level.upper() == "MINIMAL" and pro:
         raise errors.invalid_argument(LEVEL_UNSUPPORTED.format(level="MINIMAL"))
+    if model.startswith("gemini-2.5"):
+        penalties = [
+            _pick(config, "presencePenalty", "presence_penalty"),
+            _pick(config, "frequencyPenalty", "frequency_penalty"),
+        ]
+        if any(isinstance(p, int | float) and p != 0 for p in penalties):
+            raise errors.invalid_argument(PENALTY.format(model=model))
     if model.startswith("gemini-3"):
         _check_signatures(body.get("contents") or [], backend)
 

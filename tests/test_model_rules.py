@@ -129,3 +129,17 @@ def test_tool_use_that_cannot_work_is_refused(http: httpx.Client) -> None:
     two_results = {"role": "user", "parts": RESULT["parts"] * 2}
     assert post(http, "gemini-2.5-flash", {"contents": [ASK, CALL, two_results]}).status_code == 400
     assert post(http, "gemini-2.5-flash", {"contents": [ASK, CALL, RESULT]}).status_code == 200
+
+
+def test_penalties_are_not_enabled_on_gemini_2_5(http: httpx.Client) -> None:
+    body = {"contents": [ASK], "generationConfig": {"presencePenalty": 0.5}}
+    error = post(http, "gemini-2.5-flash-lite", body).json()["error"]
+    assert error == {
+        "code": 400,
+        "message": "Penalty is not enabled for models/gemini-2.5-flash-lite",
+        "status": "INVALID_ARGUMENT",
+    }
+    assert (
+        post(http, "gemini-2.5-flash", {"contents": [ASK], "generationConfig": {"frequencyPenalty": 0}}).status_code
+        == 200
+    )
