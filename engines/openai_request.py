@@ -21,10 +21,10 @@ from emulator import errors
 from engines.base import GenerateRequest
 from engines.openai_config import OpenAIConfig
 from engines.openai_ids import CallIdStore, minted_id, turn_key
+from engines.synth_tools import calling_config, declarations
 
 # google.ai.generativelanguage Type and FunctionCallingConfig.Mode proto numbering (integer enums).
 _TYPES = {1: "string", 2: "number", 3: "integer", 4: "boolean", 5: "array", 6: "object", 7: "null"}
-_MODES = {0: "AUTO", 1: "AUTO", 2: "ANY", 3: "NONE", 4: "VALIDATED"}
 # Gemini Schema keywords with no JSON Schema meaning.
 _SCHEMA_DROPPED = frozenset({"propertyOrdering", "example", "nullable"})
 _SCHEMA_INTS = frozenset({"minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"})
@@ -229,29 +229,21 @@ def _content_item(part: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def tool_fields(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
-    """(`tools`, `tool_choice`): function declarations only; built-in Google tools have no upstream form."""
+    """(`tools`, `tool_choice`): function declarations only; built-in Google tools have no upstream form.
+    Declarations and the calling mode are read as the scripted engine reads them (engines/synth_tools.py)."""
     tools = []
-    for tool in request.tools:
-        for decl in get(tool, "functionDeclarations") or []:
-            if not isinstance(decl, dict) or not isinstance(decl.get("name"), str):
-                continue
-            function: dict[str, Any] = {"name": decl["name"]}
-            if decl.get("description"):
-                function["description"] = decl["description"]
-            raw_json = get(decl, "parametersJsonSchema")
-            if isinstance(raw_json, dict):
-                function["parameters"] = raw_json
-            elif isinstance(decl.get("parameters"), dict):
-                function["parameters"] = json_schema(decl["parameters"])
-            else:
-                function["parameters"] = {"type": "object", "properties": {}}
-            tools.append({"type": "function", "function": function})
-    calling = get(request.tool_config, "functionCallingConfig")
-    if not isinstance(calling, dict):
+    for decl in declarations(request):
+        function: dict[str, Any] = {"name": decl.name}
+        if decl.description:
+            function["description"] = decl.description
+        if isinstance(decl.schema, dict):
+            function["parameters"] = decl.schema if decl.json_schema else json_schema(decl.schema)
+        else:
+            function["parameters"] = {"type": "object", "properties": {}}
+        tools.append({"type": "function", "function": function})
+    if not isinstance(get(request.tool_config, "functionCallingConfig"), dict):
         return tools, None
-    mode = calling.get("mode")
-    mode = _MODES.get(mode, "AUTO") if isinstance(mode, int) else str(mode or "AUTO").upper()
-    allowed = [n for n in get(calling, "allowedFunctionNames") or [] if isinstance(n, str)]
+    mode, allowed = calling_config(request)
     if allowed and mode in ("ANY", "VALIDATED"):
         tools = [t for t in tools if t["function"]["name"] in allowed]
     if mode == "NONE":

@@ -117,7 +117,9 @@ def test_generation_config_becomes_sampling_fields(wire, upstream) -> None:
         "candidateCount": 2,
         "thinkingConfig": {"thinkingLevel": "LOW"},
     }
-    body = ask(wire, upstream, {"contents": [user("Hi")], "generationConfig": config})
+    # Gemini 3: production refuses penalties on 2.5 models before any engine runs (emulator/model_rules.py).
+    path = "/v1beta/models/gemini-3.5-flash:generateContent"
+    body = ask(wire, upstream, {"contents": [user("Hi")], "generationConfig": config}, path)
     assert {k: v for k, v in body.items() if k != "messages"} == {
         "model": "small-model",
         "temperature": 0.2,
