@@ -48,6 +48,17 @@ class CaptureError(ValueError):
     """A capture file that breaks the format: names the file and the field."""
 
 
+@dataclass
+class RecordedError(ApiError):
+    """A recorded error, raised again by the replay engine: its envelope prints as recorded (a re-serialised
+    recording's keys are sorted), not rebuilt in production's key order."""
+
+    recorded: dict[str, Any] = field(default_factory=dict)
+
+    def envelope(self) -> dict[str, Any]:
+        return self.recorded
+
+
 @dataclass(frozen=True)
 class Answer:
     """A recorded response as an engine yields it: chunk objects, then possibly an error. With no chunks the
@@ -138,12 +149,11 @@ class Response:
         errors = [item for item in items if _is_error(item)]
         return Answer(chunks, self._error(errors[-1]) if errors else None)
 
-    def _error(self, envelope: dict[str, Any]) -> ApiError:
+    def _error(self, envelope: dict[str, Any]) -> RecordedError:
         inner = envelope["error"]
         headers = {k: v for k, v in self.headers.items() if k in ERROR_HEADERS}
-        return ApiError(
-            inner["code"], inner.get("message", ""), inner.get("status", ""), inner.get("details", []), headers
-        )
+        code, message, status = inner["code"], inner.get("message", ""), inner.get("status", "")
+        return RecordedError(code, message, status, inner.get("details", []), headers, envelope)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, "headers": self.headers}
@@ -176,6 +186,12 @@ class Exchange:
     request: Request
     response: Response
     facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def headers_recorded(self) -> bool:
+        """Whether the response headers are production's: a response-only capture (an SDK mock response, its
+        request reconstructed) has only the headers its framing implies."""
+        return self.request.recorded
 
     def to_json(self) -> dict[str, Any]:
         return {"request": self.request.to_json(), "response": self.response.to_json(), "facts": self.facts}

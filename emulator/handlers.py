@@ -6,6 +6,7 @@ types, model, then the request's own rules.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -32,7 +33,7 @@ from emulator.config import Settings
 from emulator.headers import BASE_HEADERS, SERVICE_TIER_HEADER
 from emulator.journal import Record
 from emulator.routes import DEVELOPER, SERVED_METHODS, Target
-from engines.base import DROP, TRUNCATE, Chunk, Embedder, Engine, GenerateRequest
+from engines.base import DROP, TRUNCATE, Chunk, Embedder, Engine, GenerateRequest, MethodAnswerer, ModelServer
 
 _MESSAGE_FOR = {
     "countTokens": "CountTokensRequest",
@@ -41,6 +42,8 @@ _MESSAGE_FOR = {
     "predict": "PredictRequest",
 }
 EMBEDDING_METHODS = frozenset({"embedContent", "batchEmbedContents", "predict"})
+# Response headers an engine's answer may decide (Chunk.headers); the wire keeps the rest (content type, framing).
+ENGINE_HEADERS = (SERVICE_TIER_HEADER,)
 _PAGE_DEFAULT, _PAGE_MAX = 50, 1000
 
 
@@ -103,16 +106,24 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
         record.namespace = auth.namespace_of(request.headers, credential)
         raw = await read_body(request, ctx.settings.max_body_bytes)
         record.body = raw.decode("utf-8", "replace")
-        if target.method not in SERVED_METHODS:
-            raise errors.not_implemented(f"the {target.method} method")
         body = validate.parse_body(raw)
         record.body = body
+        probe = _probe(target, body, record.namespace, stream=bool(mode))
+        if target.method not in SERVED_METHODS:  # only an engine that holds the answer serves these
+            answered = _engine_answer(ctx, probe, record)
+            if answered is None:
+                raise errors.not_implemented(f"the {target.method} method")
+            return json_response(answered)
         message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
         validate.check_fields(body, message, target.backend, target.version)
-        model = ctx.catalogue.resolve(
-            target.model, target.method, target.version, target.backend, target.project, target.location
-        )
+        model, refused = _resolve(ctx, target, probe)
         int_enums = enums.wants_int_enums(query.get("$alt", ""))
+        if target.method == "countTokens" or target.method in EMBEDDING_METHODS:
+            answered = _engine_answer(ctx, dataclasses.replace(probe, model=model), record)
+            if answered is not None:
+                return json_response(answered)
+            if refused is not None:  # the engine vouched for the model but has no answer after all
+                raise refused
         if target.method == "countTokens":
             return _count_tokens(target, body, int_enums)
         if target.method in EMBEDDING_METHODS:
@@ -132,9 +143,9 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
             finally:
                 record.entry = gen.notes.get("entry")
             body = builder.build(chunk, final=True, stream=False, siblings=others)
-            return _unary(body, chunk, target, int_enums, extra)
+            return _unary(body, chunk, target, int_enums, _answer_headers(extra, chunk.headers))
         cut = framing.Cut()
-        chunks = _built(answer, builder, target, int_enums, cut)
+        chunks = _built(answer, builder, target, int_enums, cut, extra)
         try:
             first = await anext(chunks, None)
         finally:
@@ -163,6 +174,57 @@ def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, 
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:
     yield data
+
+
+def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[str, str]:
+    """The wire's answer headers with an engine's own (Chunk.headers) applied: for each header an engine may
+    decide, its value, or no header when the engine's headers leave it out."""
+    if given is None:
+        return wire
+    kept = {k: v for k, v in wire.items() if k not in ENGINE_HEADERS}
+    return kept | {k: given[k] for k in ENGINE_HEADERS if k in given}
+
+
+def _probe(target: Target, body: dict[str, Any], namespace: str, stream: bool) -> GenerateRequest:
+    """The request as an engine's optional capabilities see it, before the catalogue and the method's own
+    checks: the model as written, whatever contents the body holds."""
+    inner = _get(body, "generateContentRequest", "generate_content_request")
+    contents = _get(body, "contents") or (_get(inner, "contents") if isinstance(inner, dict) else None)
+    return GenerateRequest(
+        method=target.method,
+        version=target.version,
+        model=target.model.removeprefix("models/"),
+        requested_model=target.model,
+        backend=target.backend,
+        stream=stream,
+        namespace=namespace,
+        contents=[c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else [],
+        body=body,
+    )
+
+
+def _resolve(ctx: Context, target: Target, probe: GenerateRequest) -> tuple[str, errors.ApiError | None]:
+    """The catalogue id serving the call, and None; or, for a model the catalogue refuses but the engine
+    serves (ModelServer), the model as written and the catalogue's refusal."""
+    try:
+        model = ctx.catalogue.resolve(
+            target.model, target.method, target.version, target.backend, target.project, target.location
+        )
+        return model, None
+    except errors.ApiError as refusal:
+        if isinstance(ctx.engine, ModelServer) and ctx.engine.serves_model(probe):
+            return probe.model, refusal
+        raise
+
+
+def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict[str, Any] | None:
+    """The engine's own answer to a method the wire computes (MethodAnswerer), or None."""
+    if not isinstance(ctx.engine, MethodAnswerer):
+        return None
+    try:
+        return ctx.engine.answer_method(probe)
+    finally:
+        record.entry = probe.notes.get("entry")
 
 
 def _generate_request(
@@ -239,6 +301,7 @@ _KEPT = (
     "grounding",
     "fault",
     "fault_at_byte",
+    "headers",
 )
 
 
@@ -294,10 +357,18 @@ async def _built(
     target: Target,
     int_enums: bool,
     cut: framing.Cut,
+    headers: dict[str, str],
 ) -> AsyncIterator[dict[str, Any]]:
-    """Engine chunks as response bodies, passing each chunk's fault to the body's Cut. The final body is
-    the one whose chunk carries a finish reason (or a block reason)."""
+    """Engine chunks as response bodies, passing each chunk's fault to the body's Cut and the first chunk's
+    own headers into `headers` (read once the first body is out). The final body is the one whose chunk
+    carries a finish reason (or a block reason)."""
+    first = True
     async for chunk in chunks:
+        if first and chunk.headers is not None:
+            answered = _answer_headers(headers, chunk.headers)
+            headers.clear()
+            headers.update(answered)
+        first = False
         if chunk.fault == DROP and chunk.fault_at_byte is None:
             cut.drop_now = True
             return

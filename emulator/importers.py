@@ -67,8 +67,9 @@ def exchange(request: Request, status: int, headers: dict[str, str], body: bytes
 # --- httprr --------------------------------------------------------------------------------------
 
 
-def split_httprr(data: bytes) -> list[tuple[bytes, bytes]]:
-    """(request bytes, response bytes) for each exchange of an httprr trace."""
+def httprr_records(data: bytes) -> list[tuple[bytes, bytes, int]]:
+    """(request bytes, response bytes, offset of the response in the trace) for each exchange of an httprr
+    trace; the offset lets a reader report where in the file two bodies part."""
     if not data.startswith(_MAGIC):
         raise ValueError("not an httprr v1 trace")
     pos, out = len(_MAGIC), []
@@ -79,9 +80,14 @@ def split_httprr(data: bytes) -> list[tuple[bytes, bytes]]:
         request, response = data[pos : pos + req_len], data[pos + req_len : pos + req_len + resp_len]
         if len(request) != req_len or len(response) != resp_len:
             raise ValueError(f"exchange {len(out)} is truncated")
-        out.append((request, response))
+        out.append((request, response, pos + req_len))
         pos += req_len + resp_len
     return out
+
+
+def split_httprr(data: bytes) -> list[tuple[bytes, bytes]]:
+    """(request bytes, response bytes) for each exchange of an httprr trace."""
+    return [(request, response) for request, response, _ in httprr_records(data)]
 
 
 def parse_http(message: bytes) -> tuple[str, dict[str, str], bytes]:

@@ -6,7 +6,10 @@ Vertex express  /{v1,v1beta1}/publishers/google/models/{model}:{method}
 Firebase AI     /v1beta/projects/{p}/models/{model}:{method}                        (Developer backend)
                 /v1beta/projects/{p}/locations/{l}/publishers/google/models/{m}:{method}  (Vertex backend)
 
-`match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404).
+`match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404). That includes a
+Firebase Vertex path whose location is no region at all: production's front end answered
+`locations/invalid-location` with its HTML 404 page [wire-facts §1.2]. Region-shaped names (`us-central1`,
+`europe-west4`, one-word `global`, `us`, `eu`) are routed, known to Google or not.
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ KNOWN_METHODS = SERVED_METHODS | frozenset(
 
 DEVELOPER = "developer"
 VERTEX = "vertex"
+
+# A location the Firebase proxy routes: a multi-region word or a region ({area}-{direction}{number}), in any case
+# (only `invalid-location` is known to be refused). Vertex AI proper picks its region by host name, so a location
+# in its path is not checked (captures keep REDACTED there).
+_LOCATION = re.compile(r"[a-z]+(?:-[a-z]+[0-9]+)?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,8 @@ def match(http_method: str, path: str) -> Target | None:
         for pattern, backend, family in _POST_RULES:
             m = pattern.match(path)
             if m and m["method"] in KNOWN_METHODS:
+                if family == "firebase-vertex" and not _LOCATION.fullmatch(m["location"]):
+                    return None
                 return Target("call", backend, family, **_groups(m))
         return None
     if http_method in ("GET", "HEAD"):

@@ -71,6 +71,9 @@ class Chunk:
     `raw` replaces everything else with a whole GenerateContentResponse object, served as is.
     `fault` (DROP or TRUNCATE) breaks the wire at this chunk: DROP sends nothing of this chunk (or, with
     `fault_at_byte`, the body up to that many bytes in total) and then drops the connection.
+    `headers` (first chunk) are the answer's own response headers, e.g. a recording's: the wire takes those it
+    lets an engine decide (`X-Gemini-Service-Tier`: sent as given, or not at all when left out) and keeps its
+    say over the rest (content type, framing); None leaves them all to the wire.
     """
 
     parts: list[dict[str, Any]] = field(default_factory=list)
@@ -84,6 +87,7 @@ class Chunk:
     grounding: dict[str, Any] | None = None  # groundingMetadata / urlContextMetadata of the candidate
     fault: str | None = None
     fault_at_byte: int | None = None
+    headers: dict[str, str] | None = None
 
 
 @runtime_checkable
@@ -91,6 +95,38 @@ class Embedder(Protocol):
     """Engines that also answer embedding calls implement this."""
 
     def embed(self, model: str, texts: list[str], dimensions: int | None) -> list[list[float]]: ...
+
+
+# Optional capabilities: the wire asks an engine that has them before answering a call itself. Their
+# `request` is built before the catalogue is consulted: `model` is the model as written (without "models/")
+# when the catalogue does not serve it, and `contents` is whatever the body holds (countTokens and the
+# embedding methods are not generateContent requests).
+
+
+@runtime_checkable
+class ModelServer(Protocol):
+    """Engines that can answer for a model the catalogue does not serve (a recording of a model since retired,
+    or of production's 404 for an unknown one). True only when the engine holds the answer to this very request:
+    the wire then skips the catalogue's 404 and carries on as for a served model."""
+
+    def serves_model(self, request: GenerateRequest) -> bool: ...
+
+
+@runtime_checkable
+class MethodAnswerer(Protocol):
+    """Engines that can answer the methods the wire computes itself (countTokens, computeTokens, embedContent,
+    batchEmbedContents, predict): the response body, printed as given, or None to let the wire compute it.
+    May raise an ApiError (sent as is)."""
+
+    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None: ...
+
+
+@runtime_checkable
+class Resettable(Protocol):
+    """Engines with per-caller state beyond the script (e.g. a recorded conversation's position): the admin
+    reset (`POST /__emulator/reset`) forgets it for one namespace, or for all with None."""
+
+    def reset(self, namespace: str | None = None) -> None: ...
 
 
 @runtime_checkable

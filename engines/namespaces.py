@@ -8,6 +8,7 @@ so they hold a lock; the event loop only reads and counts under the same lock.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,12 +27,15 @@ class Namespace:
     next_index: int = 0
 
 
+Misses = list[tuple[str, list[str]]]  # (entry name, why its matcher did not hold)
+
+
 @dataclass
 class Selection:
     """The entry that answers a request, or why none did."""
 
     entry: Entry | None
-    near_misses: list[tuple[str, list[str]]] = field(default_factory=list)
+    near_misses: Misses = field(default_factory=list)
 
 
 class ScriptStore:
@@ -86,6 +90,11 @@ class ScriptStore:
             else:
                 self._spaces.pop(name, None)
 
+    def pending_counts(self) -> dict[str, int]:
+        """Pending entries per namespace, for every namespace in use."""
+        with self._lock:
+            return {name: len(space.entries) for name, space in self._spaces.items()}
+
     def names(self) -> list[str]:
         with self._lock:
             return sorted(self._spaces)
@@ -93,22 +102,46 @@ class ScriptStore:
     def select(self, request: GenerateRequest) -> Selection:
         """The caller's own entries first, then the shared ones; within each, entries with a matcher
         before plain ones, and oldest first. Serving counts a use and drops a spent entry."""
-        misses: list[tuple[str, list[str]]] = []
         with self._lock:
-            for name in (request.namespace, SHARED):
-                space = self._spaces.get(name)
-                if space is None or not space.entries:
-                    continue
-                matched = [e for e in space.entries if not e.match.empty]
-                plain = [e for e in space.entries if e.match.empty]
-                for entry in matched:
-                    why = entry.match.failures(request)
-                    if not why:
-                        return Selection(self._serve(space, entry))
-                    misses.append((entry.name, why))
-                if plain:
-                    return Selection(self._serve(space, plain[0]))
-        return Selection(None, misses)
+            space, entry, misses = self._answering(request)
+            return Selection(self._serve(space, entry) if space and entry else None, misses)
+
+    def holds_kind(self, namespace: str, kind: str) -> bool:
+        """Whether the caller's script or the shared one has an entry of this answer kind (e.g. `replay`)."""
+        with self._lock:
+            spaces = [self._spaces.get(name) for name in (namespace, SHARED)]
+            return any(kind in e.spec for space in spaces if space is not None for e in space.entries)
+
+    def peek(self, request: GenerateRequest) -> Entry | None:
+        """The entry that would answer `request`, left unserved."""
+        with self._lock:
+            return self._answering(request)[1]
+
+    def select_if(self, request: GenerateRequest, accept: Callable[[Entry], bool]) -> Entry | None:
+        """Serve the entry that answers `request` only when `accept` takes it (one step: no other caller's
+        request is served in between)."""
+        with self._lock:
+            space, entry, _ = self._answering(request)
+            return self._serve(space, entry) if space and entry and accept(entry) else None
+
+    def _answering(self, request: GenerateRequest) -> tuple[Namespace | None, Entry | None, Misses]:
+        """The namespace and entry that answer `request` (the caller holds the lock), and the matchers that
+        did not hold on the way."""
+        misses: Misses = []
+        for name in (request.namespace, SHARED):
+            space = self._spaces.get(name)
+            if space is None or not space.entries:
+                continue
+            matched = [e for e in space.entries if not e.match.empty]
+            plain = [e for e in space.entries if e.match.empty]
+            for entry in matched:
+                why = entry.match.failures(request)
+                if not why:
+                    return space, entry, misses
+                misses.append((entry.name, why))
+            if plain:
+                return space, plain[0], misses
+        return None, None, misses
 
     @staticmethod
     def _serve(space: Namespace, entry: Entry) -> Entry:

@@ -6,6 +6,13 @@
 Each recorded chunk is yielded as `Chunk(raw=...)`: the wire prints it with production's printers and frames
 it as the request asks, so the bytes served are the bytes recorded (tests/test_golden.py proves it). A
 recorded error is raised as the `ApiError` it was: before any chunk an HTTP error, after them the error tail.
+The first chunk carries the recorded response headers (when the capture recorded them), so that a header the
+wire would add today (`X-Gemini-Service-Tier`) is left out of a recording that did not have it.
+
+The engine also answers what the wire would otherwise answer itself (engines/base.py's optional capabilities):
+it serves models the catalogue retired or never knew (`serves_model`: only for a request it holds a recorded
+exchange for), the recorded bodies of countTokens, computeTokens and embedding calls (`answer_method`), and
+forgets a caller's conversation progress on the admin reset (`reset`).
 
 Matching, most exact first, always within the same method and backend:
 1. exact: same API version and model segment, same JSON with the same key order;
@@ -118,6 +125,7 @@ class Slot:
     normalized: bytes
     user_text: str
     answer: Answer | None  # None: the wire answers this exchange itself (an HTML page)
+    headers: dict[str, str] | None  # the recorded response headers; None when the capture only implies them
 
     @property
     def label(self) -> str:
@@ -151,6 +159,7 @@ def _slots(captures: list[Capture]) -> list[Slot]:
                     printers.canonical(normalize(body)),
                     last_user_text(contents) if isinstance(contents, list) else "",
                     answer,
+                    dict(exchange.response.headers) if exchange.headers_recorded else None,
                 )
             )
     return out
@@ -198,7 +207,22 @@ class Replayer:
                 self._played.pop(namespace, None)
 
     def find(self, request: GenerateRequest, pattern: str | None = None) -> Slot:
-        """The exchange that answers `request`, or the 404 naming the closest ones."""
+        """The exchange that answers `request` (the caller's conversation moves on), or the 404 naming the
+        closest ones."""
+        pool = self._pool(pattern)
+        found = self._matching(request, pool)
+        if not found:
+            raise errors.replay_unmatched(self._summary(request), self._closest(request, pool))
+        return self._choose(request.namespace, found)
+
+    def holds(self, request: GenerateRequest, pattern: str | None = None) -> bool:
+        """Whether a recorded exchange answers `request` (nobody's conversation moves on)."""
+        try:
+            return bool(self._matching(request, self._pool(pattern)))
+        except errors.ApiError:  # no captures to look in
+            return False
+
+    def _pool(self, pattern: str | None) -> list[Slot]:
         try:
             pool = self.slots(pattern)
         except CaptureError as exc:
@@ -206,6 +230,11 @@ class Replayer:
         if not pool:
             where = f"no capture is named like {pattern!r}" if pattern else "the captures directory holds none"
             raise errors.replay_unmatched(where, [])
+        return pool
+
+    @staticmethod
+    def _matching(request: GenerateRequest, pool: list[Slot]) -> list[Slot]:
+        """The exchanges that match most exactly (see the module docstring), or none."""
         models = {request.requested_model.removeprefix("models/"), request.model}
         same = [s for s in pool if s.rpc == request.method and s.backend == request.backend and s.model in models]
         exact_body = orjson.dumps(request.body)
@@ -216,9 +245,7 @@ class Replayer:
         if not found:
             text = request.last_user_text()
             found = [s for s in same if s.user_text == text] if text else []
-        if not found:
-            raise errors.replay_unmatched(self._summary(request), self._closest(request, pool))
-        return self._choose(request.namespace, found)
+        return found
 
     def _choose(self, namespace: str, found: list[Slot]) -> Slot:
         with self._lock:
@@ -257,21 +284,33 @@ class Replayer:
         ranked = sorted(((why(s), s.label) for s in pool), key=lambda item: (item[0][0], item[1]))
         return [f"{label} ({reason})" for (_, reason), label in ranked[:_CLOSEST]]
 
+    def _answer(self, request: GenerateRequest, pattern: str | None) -> tuple[Slot, Answer]:
+        slot = self.find(request, pattern)
+        request.notes["entry"] = "replay:" + slot.label
+        if slot.answer is None:
+            raise errors.replay_unmatched(f"{slot.label} is an HTML page, which only the front end sends", [])
+        return slot, slot.answer
+
     async def play(
         self, request: GenerateRequest, pattern: str | None = None, chunk_delay: float = 0.0
     ) -> AsyncIterator[Chunk]:
-        """Yield the recorded answer to `request` (errors raised where they were recorded)."""
-        slot = self.find(request, pattern)
-        request.notes["entry"] = "replay:" + slot.label
-        answer = slot.answer
-        if answer is None:
-            raise errors.replay_unmatched(f"{slot.label} is an HTML page, which only the front end sends", [])
+        """Yield the recorded answer to `request` (errors raised where they were recorded); the first chunk
+        carries the recorded headers."""
+        slot, answer = self._answer(request, pattern)
         for i, chunk in enumerate(answer.chunks):
             if i and chunk_delay:
                 await asyncio.sleep(chunk_delay)
-            yield Chunk(raw=chunk)
+            yield Chunk(raw=chunk, headers=slot.headers if i == 0 else None)
         if answer.error is not None:
             raise dataclasses.replace(answer.error)  # a fresh exception per request
+
+    def body(self, request: GenerateRequest, pattern: str | None = None) -> dict[str, Any]:
+        """The recorded body answering a call the wire would compute (countTokens, embeddings...), or the
+        recorded error raised."""
+        _, answer = self._answer(request, pattern)
+        if answer.error is not None and not answer.chunks:
+            raise dataclasses.replace(answer.error)
+        return answer.chunks[0]
 
 
 class ReplayEngine:
@@ -285,3 +324,15 @@ class ReplayEngine:
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
         async for chunk in self.replayer.play(request):
             yield chunk
+
+    def serves_model(self, request: GenerateRequest) -> bool:
+        """A model the catalogue does not serve is served when a recorded exchange answers this request."""
+        return self.replayer.holds(request)
+
+    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None:
+        """The recorded countTokens, computeTokens or embedding answer; with none recorded for this request the
+        wire answers as it would (its token estimate; 501 for the rest)."""
+        return self.replayer.body(request) if self.replayer.holds(request) else None
+
+    def reset(self, namespace: str | None = None) -> None:
+        self.replayer.reset(namespace)

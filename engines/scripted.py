@@ -2,11 +2,17 @@
 
 Scripts are per namespace (engines/namespaces.py), entries are validated in engines/script.py and turned
 into chunks by engines/render.py; engines/zero_config.py writes the unscripted text.
+
+A `replay` entry hands its request to the captures, with what the replay engine can do beyond generateContent
+(engines/base.py's optional capabilities): when the entry that answers a request is a replay entry holding a
+recorded exchange for it, that recording serves a model the catalogue does not (a retired one) and answers
+countTokens, computeTokens and embedding calls. The engine's own answers never vouch for such a model.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 from emulator import errors
 from engines import embeddings, synthesis
@@ -39,6 +45,32 @@ class ScriptedEngine:
         request.notes["entry"] = ZERO_CONFIG
         for chunk in synthesis.answer(request, request.prompt_tokens):
             yield chunk
+
+    def serves_model(self, request: GenerateRequest) -> bool:
+        """Only through a replay entry that answers this request and holds a recording of it."""
+        if not self.store.holds_kind(request.namespace, "replay"):
+            return False
+        entry = self.store.peek(request)
+        return entry is not None and self._replays(entry.spec, request)
+
+    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None:
+        """A replay entry's recorded countTokens, computeTokens or embedding answer; None (the wire computes it)
+        when the entry that answers is not such a replay entry, which then stays pending. Without replay entries
+        the script's matchers are not even asked."""
+        if not self.store.holds_kind(request.namespace, "replay"):
+            return None
+        entry = self.store.select_if(request, lambda e: self._replays(e.spec, request))
+        if entry is None:
+            return None
+        request.notes["entry"] = entry.name
+        return self.replayer.body(request, entry.spec["replay"])
+
+    def reset(self, namespace: str | None = None) -> None:
+        """Forget the replay entries' conversation progress (the admin reset clears the script itself)."""
+        self.replayer.reset(namespace)
+
+    def _replays(self, spec: dict[str, Any], request: GenerateRequest) -> bool:
+        return "replay" in spec and self.replayer.holds(request, spec["replay"])
 
     def embed(self, model: str, texts: list[str], dimensions: int | None) -> list[list[float]]:
         size = embeddings.dimensions(model, dimensions)

@@ -34,6 +34,7 @@ ZERO = GOLDEN + "test_zero_config_answer_keeps_the_capture_facts"
 PRINTERS = "tests/test_printers_bytes.py::"
 FRAMING = "tests/test_framing_bytes.py::"
 WIRE_ERRORS = "tests/test_wire_errors.py::"
+SEAMS = "tests/test_replay_seams.py::"
 
 CLAIMS: tuple[Claim, ...] = (
     # --- bytes on the wire, every endpoint -------------------------------------------------------------
@@ -302,10 +303,15 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         "invalid-location",
         "errors",
-        "An invalid Vertex location gets the HTML 404 page",
-        (REPLAY + "[errors/html-404-invalid-location]",),
+        "An invalid location on a Firebase AI Logic Vertex path gets the HTML 404 page; region-shaped names "
+        "(`us-central1`, `global`) are routed",
+        (
+            REPLAY + "[errors/html-404-invalid-location]",
+            SEAMS + "test_an_invalid_firebase_location_gets_the_html_404",
+            SEAMS + "test_region_shaped_firebase_locations_are_served",
+            "tests/test_routes.py::test_not_routed",
+        ),
         ("errors/html-404-invalid-location",),
-        not_yet="the emulator routes any location and answers the model's JSON 404",
     ),
     # --- countTokens, embeddings, models ------------------------------------------------------------------
     Claim(
@@ -328,7 +334,7 @@ CLAIMS: tuple[Claim, ...] = (
         "`{tokensInfo: [{role, tokenIds, tokens}]}`",
         (FACTS + "[count-tokens/vertex-compute-tokens]",),
         ("count-tokens/vertex-compute-tokens",),
-        not_yet="answers 501 NOT_IMPLEMENTED",
+        not_yet="answers 501 NOT_IMPLEMENTED (a recorded computeTokens replays)",
     ),
     Claim(
         "embeddings",
@@ -355,18 +361,41 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         "replay-retired-models",
         "replay engine",
-        "Captures of models since retired (gemini-2.0, 1.5; the JSON-array and integer-enum traces) replay",
-        (REPLAY + "[developer/json-array-stream]", REPLAY + "[developer/int-enums-unary]"),
-        ("developer/json-array-stream*", "developer/int-enums-*"),
-        not_yet="the wire resolves the model in the catalogue before any engine runs (see the report: a seam "
-        "for engines that vouch for their models)",
+        "Captures of models since retired (gemini-2.0, 1.5; the JSON-array and integer-enum traces) and of "
+        "unknown models' 404s replay; an unrecorded request on such a model gets the catalogue's 404",
+        (
+            REPLAY + "[developer/json-array-stream]",
+            REPLAY + "[developer/int-enums-unary]",
+            REPLAY + "[errors/unknown-model-",
+            SEAMS + "test_a_retired",
+            SEAMS + "test_the_scripted_engine_serves_a_retired_model_only_through_a_replay_entry",
+        ),
+        ("developer/json-array-stream*", "developer/int-enums-*", "errors/unknown-model-*"),
     ),
     Claim(
         "replay-count-tokens-embeddings",
         "replay engine",
-        "countTokens and embeddings captures replay",
-        (REPLAY + "[count-tokens/", REPLAY + "[embeddings/"),
+        "countTokens, computeTokens and embeddings captures replay; unrecorded calls get the wire's own answer",
+        (
+            REPLAY + "[count-tokens/",
+            REPLAY + "[embeddings/",
+            SEAMS + "test_count_tokens_gets_the_recorded_count_through_the_sdk",
+            SEAMS + "test_unrecorded_",
+        ),
         ("count-tokens/*", "embeddings/*"),
-        not_yet="the wire answers these methods itself; engines only see generateContent",
+    ),
+    Claim(
+        "replay-headers",
+        "replay engine",
+        "Replayed answers carry the recorded `X-Gemini-Service-Tier`, or none when the recording has none",
+        (REPLAY, SEAMS + "test_recorded_headers_replace_the_wires_service_tier"),
+        ("developer/sse-*", "conversations/gemini-3.5-delegation-*"),
+    ),
+    Claim(
+        "replay-reset",
+        "replay engine",
+        "The admin reset restarts the caller's recorded conversations (all callers' with `?all=true`)",
+        (SEAMS + "test_the_admin_reset_restarts_",),
+        source="emulator-only behaviour (no production analogue)",
     ),
 )

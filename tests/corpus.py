@@ -1,9 +1,9 @@
 """Reading the real captures in ../shared/corpus (byte-exact httprr traces, verbatim SSE fixtures).
 
-httprr format (google-adk-go, tmc-langchaingo): the line `httprr trace v1`, then for each exchange a
-line `REQ_BYTES RESP_BYTES` followed by exactly that many request bytes and response bytes. A
-response is a Go `httputil` dump: status line, CRLF headers, blank line, body. Go has already
-removed gzip and chunked transfer coding, so the body is the plain payload production sent.
+httprr traces (google-adk-go, tmc-langchaingo) are read by emulator/importers.py (the format is described
+there), the reader that made captures/; this module adds where each body starts in its file, for reporting.
+A response is a Go `httputil` dump: status line, CRLF headers, blank line, body. Go has already removed gzip
+and chunked transfer coding, so the body is the plain payload production sent.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from emulator.importers import httprr_records, parse_http
+
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 HTTPRR_SOURCES = ("google-adk-go", "tmc-langchaingo")
 FIREBASE_MOCKS = "firebase-vertexai-sdk-test-data/mock-responses"
-_MAGIC = b"httprr trace v1\n"
 SSE_END = b"\r\n\r\n"
 
 
@@ -37,8 +38,8 @@ class Exchange:
     path: Path
     index: int  # 0-based position of the exchange in its file
     request: bytes
-    status_line: bytes
-    headers: tuple[tuple[str, str], ...]  # as dumped: names in Go's canonical case, repeats kept
+    status_line: str
+    headers: dict[str, str]  # lower-case names, repeated ones joined (emulator.importers.parse_http)
     body: bytes
     body_offset: int  # offset of the body's first byte in the file, for reporting differences
 
@@ -48,13 +49,10 @@ class Exchange:
 
     @property
     def status(self) -> int:
-        return int(self.status_line.split(b" ")[1])
+        return int(self.status_line.split(" ")[1])
 
     def header(self, name: str) -> str | None:
-        for key, value in self.headers:
-            if key.lower() == name.lower():
-                return value
-        return None
+        return self.headers.get(name.lower())
 
     @property
     def request_target(self) -> str:
@@ -69,29 +67,14 @@ class Exchange:
 
 
 def read_httprr(path: Path) -> list[Exchange]:
-    data = path.read_bytes()
-    if not data.startswith(_MAGIC):
-        raise ValueError(f"{path}: not an httprr v1 trace")
-    pos = len(_MAGIC)
+    """The exchanges of one trace, each body with its offset in the file."""
     out: list[Exchange] = []
-    while pos < len(data):
-        eol = data.index(b"\n", pos)
-        req_len, resp_len = (int(n) for n in data[pos:eol].split(b" "))
-        pos = eol + 1
-        request = data[pos : pos + req_len]
-        response = data[pos + req_len : pos + req_len + resp_len]
-        if len(request) != req_len or len(response) != resp_len:
-            raise ValueError(f"{path}: exchange {len(out)} is truncated")
-        head, sep, body = response.partition(b"\r\n\r\n")
-        if not sep:
-            raise ValueError(f"{path}: exchange {len(out)} has no header/body separator")
-        status_line, *header_lines = head.split(b"\r\n")
-        headers = tuple(
-            (name.decode(), value.decode()) for name, _, value in (line.partition(b": ") for line in header_lines)
-        )
-        body_offset = pos + req_len + len(head) + len(sep)
-        out.append(Exchange(path, len(out), request, status_line, headers, body, body_offset))
-        pos += req_len + resp_len
+    try:
+        for index, (request, response, offset) in enumerate(httprr_records(path.read_bytes())):
+            status_line, headers, body = parse_http(response)
+            out.append(Exchange(path, index, request, status_line, headers, body, offset + len(response) - len(body)))
+    except ValueError as exc:
+        raise ValueError(f"{path}: exchange {len(out)}: {exc}") from None
     return out
 
 

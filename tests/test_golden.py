@@ -2,9 +2,9 @@
 
 1. Replay: each capture's exchanges, sent as recorded to a namespace whose script hands them to that capture
    (`{"replay": name}`), come back with the recorded status, the headers that matter (content type,
-   disposition, service tier, Www-Authenticate) and the body bytes, cut where the recording's chunks are cut.
-   Exchanges the wire answers before any engine runs are strict xfails with the reason (NOT_REPLAYABLE): they
-   pass the day the wire can serve them, and then must leave the list.
+   disposition, service tier, Www-Authenticate, Retry-After: as recorded, and absent when the recording lacks
+   them) and the body bytes, cut where the recording's chunks are cut. Every capture, including those of
+   retired models, countTokens, computeTokens, embeddings and the front end's HTML 404.
 2. Facts: the same request answered by the scripted engine, with an entry carrying the recorded content
    (parts, finish reason, block reason, error: golden.scripted_entry), must show the capture's facts
    (emulator/capture_facts.py): framing, content type, key sets and orders, which chunks carry what. And
@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from emulator.capture_facts import facts
-from emulator.captures import Capture, load_dir
+from emulator.captures import RESPONSE_HEADERS, Capture, load_dir
 from emulator.config import Settings
 from emulator.server import RunningEmulator, start
 
@@ -31,47 +31,6 @@ import golden
 
 CAPTURES = load_dir()
 BY_NAME = {c.name: c for c in CAPTURES}
-
-# --- captures the wire answers before an engine runs -------------------------------------------------------
-
-RETIRED = "recorded on {model}, which the catalogue marks as shut down: the wire answers 404 before any engine runs"
-NOT_REPLAYABLE: dict[str, str] = {
-    **{
-        name: RETIRED.format(model=model)
-        for model, names in {
-            "gemini-2.0-flash": (
-                "conversations/function-call-json-array",
-                "developer/function-call-int-enums",
-                "developer/int-enums-safety-settings",
-                "developer/int-enums-unary",
-                "developer/int-enums-unary-2",
-                "developer/int-enums-unary-chain",
-                "developer/json-array-stream",
-                "developer/structured-output-json-mode",
-                "vertex/function-call-round-trip",
-            ),
-            "gemini-1.5-flash": (
-                "developer/int-enums-generation-options",
-                "developer/json-array-stream-multiple-messages",
-                "developer/json-array-stream-system-message",
-                "developer/multimodal-inline-image",
-            ),
-            "embedding-001 / text-embedding-004": ("embeddings/batch-embed-contents", "embeddings/vertex-predict"),
-        }.items()
-        for name in names
-    },
-    "count-tokens/developer": "the wire answers countTokens itself (its token estimate): no engine is asked",
-    "count-tokens/vertex": "the wire answers countTokens itself (its token estimate): no engine is asked",
-    "count-tokens/vertex-no-billable-characters": "the wire answers countTokens itself: no engine is asked",
-    "count-tokens/vertex-total-billable-characters": "the wire answers countTokens itself: no engine is asked",
-    "count-tokens/vertex-compute-tokens": "computeTokens is not implemented: the wire answers 501",
-    "errors/html-404-invalid-location": "the emulator routes any location, so it answers the model's 404 in JSON "
-    "where production's front end sent its HTML page",
-    "errors/unknown-model-count-tokens": "the wire answers the unknown model itself, with the 2025 form of the "
-    "404 (two DebugInfo details; this fixture has one)",
-    "errors/unknown-model-stream": "the wire answers the unknown model itself in production's key order; this "
-    "recording's keys were sorted by the recorder",
-}
 
 # --- differences between a capture's facts and the emulator's answer, each with its reason ---------------
 
@@ -349,20 +308,14 @@ def _script(server: RunningEmulator, namespace: str, entry: dict[str, Any]) -> N
     assert resp.status_code == 200, resp.text
 
 
-def _params(captures: list[Capture], xfails: dict[str, str] | None = None) -> list[Any]:
-    marks = xfails or {}
-    return [
-        pytest.param(
-            c, id=c.name, marks=[pytest.mark.xfail(strict=True, reason=marks[c.name])] if c.name in marks else []
-        )
-        for c in captures
-    ]
+def _params(captures: list[Capture]) -> list[Any]:
+    return [pytest.param(c, id=c.name) for c in captures]
 
 
 # --- 1. replay ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("capture", _params(CAPTURES, NOT_REPLAYABLE))
+@pytest.mark.parametrize("capture", _params(CAPTURES))
 def test_capture_replays_byte_for_byte(server: RunningEmulator, capture: Capture) -> None:
     namespace = "golden-replay:" + capture.name
     _script(server, namespace, {"replay": capture.name, "times": "forever"})
@@ -371,15 +324,13 @@ def test_capture_replays_byte_for_byte(server: RunningEmulator, capture: Capture
         served = golden.send(server.url, exchange.request, {"x-emulator-namespace": namespace})
         where = f"{capture.name}#{i}"
         assert served.status == recorded.status, f"{where}: {served.body[:300]!r}"
-        for name, value in recorded.headers.items():  # the headers that matter, as recorded
-            assert served.headers.get(name) == value, f"{where}: {name}"
+        # The headers that matter, as recorded: all of them, present or absent, where production's were kept;
+        # a response-only capture has only those its framing implies.
+        for name in RESPONSE_HEADERS if exchange.headers_recorded else recorded.headers:
+            assert served.headers.get(name) == recorded.headers.get(name), f"{where}: {name}"
         assert served.body == recorded.body, f"{where}: {corpus.first_difference(recorded.body, served.body)}"
         missing = golden.boundaries(recorded.pieces) - golden.boundaries(served.pieces)
         assert not missing, f"{where}: recorded chunk boundaries at {sorted(missing)} arrived merged"
-
-
-def test_not_replayable_names_real_captures() -> None:
-    assert set(NOT_REPLAYABLE) <= set(BY_NAME)
 
 
 # --- 2. facts -----------------------------------------------------------------------------------------------

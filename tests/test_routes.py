@@ -22,10 +22,16 @@ from emulator.routes import match
         ("/v1beta1/publishers/google/models/m:generateContent", "vertex-express", "vertex", "v1beta1"),
         ("/v1beta/projects/p/models/m:generateContent", "firebase-developer", "developer", "v1beta"),
         (
-            "/v1beta/projects/p/locations/l/publishers/google/models/m:generateContent",
+            "/v1beta/projects/p/locations/us-central1/publishers/google/models/m:generateContent",
             "firebase-vertex",
             "vertex",
             "v1beta",
+        ),
+        (
+            "/v1beta1/projects/p/locations/REDACTED/publishers/google/models/m:generateContent",
+            "vertex",
+            "vertex",
+            "v1beta1",
         ),
     ],
 )
@@ -51,6 +57,8 @@ def test_get_models() -> None:
         ("DELETE", "/v1beta/models/m"),
         ("POST", "/v1beta1/projects/p/publishers/google/models/m:generateContent"),
         ("POST", "/v1beta/publishers/google/models/m:generateContent"),
+        ("POST", "/v1beta/projects/p/locations/invalid-location/publishers/google/models/m:generateContent"),
+        ("POST", "/v1beta/projects/p/locations/us_central1/publishers/google/models/m:generateContent"),
     ],
 )
 def test_not_routed(method: str, path: str) -> None:
