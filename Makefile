@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench sdk-matrix container-test conformance captures clean
+.PHONY: run test lint bench fuzz sdk-matrix container-test conformance captures clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/ruff format --check
 
-bench: $(STAMP)  ## throughput/latency ratios against a bare Starlette baseline (not a test)
+bench: $(STAMP)  ## the emulator against a bare Starlette app and aimock, then its long runs (not a test; ~5 min)
 	$(BIN)/python bench/run.py
+
+fuzz: $(STAMP)  ## the property-based fuzz tests at 1,500 examples each, new random inputs every run (10,500 requests)
+	FUZZ_EXAMPLES=1500 FUZZ_RANDOM=1 $(BIN)/pytest -q tests/test_fuzz.py
 
 SDK_MATRIX := build/sdk-matrix
 

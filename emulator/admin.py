@@ -16,9 +16,11 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator import __version__, auth, errors, printers
+from emulator import __version__, auth, errors, inspector, printers, validate
+from emulator.admin_auth import ADMIN_TOKEN_HEADER, AdminGuard
 from emulator.config import Settings
-from emulator.journal import REDACTED, Journal
+from emulator.journal import Journal
+from engines.base import Resettable
 from engines.namespaces import SHARED, ScriptStore
 from engines.script import EntryError, parse_entries
 
@@ -62,11 +64,14 @@ class Admin:
         self.engine = engine
         self.store = store
         self.journal = journal
+        self.guard = AdminGuard(settings)
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
             ("GET", "/config"): self.config,
             ("GET", "/openapi.json"): self.openapi,
+            ("GET", "/inspector"): self.inspector,
+            ("GET", "/namespaces"): self.namespaces,
             ("GET", "/script"): self.list_script,
             ("POST", "/script"): self.append_script,
             ("PUT", "/script"): self.replace_script,
@@ -78,6 +83,10 @@ class Admin:
         }
 
     async def dispatch(self, request: Request, path: str) -> Response:
+        try:
+            self.guard.check(request.method, path.removeprefix(PREFIX), request.headers)
+        except errors.ApiError as error:
+            return _error(error)
         handler = self._routes.get((request.method, path.removeprefix(PREFIX)))
         if handler is None:
             known = ", ".join(f"{m} {PREFIX}{p}" for m, p in self._routes)
@@ -96,13 +105,23 @@ class Admin:
         return _json({"name": "gemini-emulator", "version": __version__})
 
     async def config(self, request: Request) -> Response:
-        settings = dict(vars(self.settings))
-        if settings.get("api_key"):
-            settings["api_key"] = REDACTED
-        return _json(settings)
+        return _json(self.settings.public())
 
     async def openapi(self, request: Request) -> Response:
         return Response(OPENAPI_BYTES, media_type="application/json")
+
+    async def inspector(self, request: Request) -> Response:
+        return inspector.page()
+
+    async def namespaces(self, request: Request) -> Response:
+        """Every namespace with journal records or pending entries, with their counts."""
+        requests = self.journal.counts()
+        pending = {k: v for k, v in (self.store.pending_counts() if self.store is not None else {}).items() if v}
+        spaces = [
+            {"name": name, "requests": requests.get(name, 0), "pending": pending.get(name, 0)}
+            for name in sorted(requests.keys() | pending.keys())
+        ]
+        return _json({"requests": sum(requests.values()), "evicted": self.journal.evicted, "namespaces": spaces})
 
     # --- script ----------------------------------------------------------------------------------
 
@@ -125,6 +144,8 @@ class Admin:
             payload = orjson.loads(await request.body() or b"null")
         except orjson.JSONDecodeError as exc:
             raise errors.ApiError(400, f"invalid script: the body is not JSON ({exc})") from None
+        if validate.nested_too_deeply(payload):
+            raise errors.too_deep()
         try:
             entries = parse_entries(payload)
         except EntryError as exc:
@@ -155,14 +176,19 @@ class Admin:
         return _json({"namespace": name, "strict": store.is_strict(name)})
 
     async def reset(self, request: Request) -> Response:
+        engine = getattr(request.app.state, "engine", None)  # its own per-caller state (engines.base.Resettable)
         if request.query_params.get("all") in ("1", "true"):
             if self.store is not None:
                 self.store.reset()
+            if isinstance(engine, Resettable):
+                engine.reset(None)
             self.journal.clear()
             return _json({"reset": "all"})
         name = self._namespace(request)
         if self.store is not None:
             self.store.reset(name)
+        if isinstance(engine, Resettable):
+            engine.reset(name)
         self.journal.clear(name)
         return _json({"reset": name})
 
@@ -193,11 +219,15 @@ def _op(summary: str, body: bool = False) -> dict[str, Any]:
 OPENAPI: dict[str, Any] = {
     "openapi": "3.1.0",
     "info": {"title": "gemini-emulator admin API", "version": __version__},
+    # Needed off loopback, or on loopback when the server has an --admin-token (emulator/admin_auth.py).
+    "security": [{}, {"adminToken": []}],
     "paths": {
         f"{PREFIX}/health": {"get": _op("Liveness and readiness")},
         f"{PREFIX}/version": {"get": _op("Emulator version")},
         f"{PREFIX}/config": {"get": _op("Current settings (secrets redacted)")},
         f"{PREFIX}/openapi.json": {"get": _op("This OpenAPI 3.1 description of the admin API")},
+        f"{PREFIX}/inspector": {"get": _op("The inspector page (HTML): live requests, script entries, namespaces")},
+        f"{PREFIX}/namespaces": {"get": _op("Namespaces in use with their journal records and pending entries")},
         f"{PREFIX}/script": {
             "get": _op("Pending entries of the caller's namespace"),
             "post": _op("Append entries", body=True),
@@ -213,6 +243,7 @@ OPENAPI: dict[str, Any] = {
     },
     "components": {
         "parameters": {},
+        "securitySchemes": {"adminToken": {"type": "apiKey", "in": "header", "name": ADMIN_TOKEN_HEADER}},
         "schemas": {
             "Script": {
                 "description": 'One entry, a list of entries, or {"entries": [...]}; see engines/script.py.',

@@ -8,7 +8,8 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocketClose
 
 from emulator import auth, errors, framing, handlers, routes
 from emulator.admin import PREFIX, Admin, load_script_file
@@ -93,8 +94,17 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             journal.finish(record, response.status_code, bytes(response.body))
         return response
 
-    methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-    app = Starlette(routes=[Route("/{path:path}", dispatch, methods=methods)])
+    async def every_request(scope: Scope, receive: Receive, send: Send) -> None:
+        """Every HTTP request, whatever its method and path: the URL grammar decides, not a route pattern (a
+        pattern would answer a newline in the path or an unusual method with Starlette's plain-text errors)."""
+        if scope["type"] != "http":  # a WebSocket upgrade: nothing here speaks it
+            await WebSocketClose()(scope, receive, send)
+            return
+        response = await dispatch(Request(scope, receive))
+        await response(scope, receive, send)
+
+    app = Starlette()
+    app.router.default = every_request
     app.state.settings = settings
     app.state.engine = engine
     app.state.store = store

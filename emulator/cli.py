@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 
-from emulator import __version__
+from emulator import __version__, runtime
+from emulator.admin_auth import ADMIN_TOKEN_HEADER, is_loopback
 from emulator.config import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, Settings, env_name
 from emulator.sdk_env import (
     DEFAULT_CLIENT_KEY,
@@ -136,6 +138,16 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
         help=_help("golden captures for --engine replay and `replay` script entries", "captures", "captures/"),
     )
     parser.add_argument(
+        "--admin-token",
+        dest="admin_token",
+        help=_help(
+            "token the admin API (/__emulator/...) requires in the x-emulator-admin-token header; needed to use it "
+            "at all when --host is not a loopback address (prefer the variable: arguments are visible to ps)",
+            "admin_token",
+            "none",
+        ),
+    )
+    parser.add_argument(
         "--log-level",
         dest="log_level",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -154,7 +166,17 @@ _OPTIONS = (
     "journal_cap",
     "log_level",
     "captures",
+    "admin_token",
 )
+
+
+def _admin_note(settings: Settings) -> str:
+    """How the admin API is guarded (never the token itself)."""
+    if settings.admin_token:
+        return f"\n                 needs header {ADMIN_TOKEN_HEADER} (the admin token)"
+    if not is_loopback(settings.host):
+        return "\n                 REFUSED: not a loopback address and no --admin-token / GEMINI_EMULATOR_ADMIN_TOKEN"
+    return ""
 
 
 def banner(settings: Settings) -> str:
@@ -171,7 +193,9 @@ def banner(settings: Settings) -> str:
             "  Vertex AI      /{v1,v1beta1}/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}",
             "                 /{v1,v1beta1}/publishers/google/models/{model}:{method} (express mode)",
             "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
-            "  Admin          /__emulator/ (health, script, journal; GET /__emulator/openapi.json)",
+            "  Admin          /__emulator/ (health, script, journal; GET /__emulator/openapi.json)"
+            + _admin_note(settings),
+            f"  Inspector      {url}/__emulator/inspector (live requests and responses, script entries, namespaces)",
             f"Point an SDK at {where}:",
             f'  eval "$(gemini-emulator env{env_args})"   # then google-genai and @google/genai need no code change',
             f"  google-genai      genai.Client(api_key='any', http_options=types.HttpOptions(base_url='{url}'))",
@@ -193,6 +217,10 @@ def print_env(args: argparse.Namespace) -> int:
     url = client_base_url(settings.host, settings.port)
     print(shell_lines(sdk_environment(url, settings.api_key or DEFAULT_CLIENT_KEY), getattr(args, "shell", "sh")))
     return 0
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -220,6 +248,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gemini-emulator: {exc}", file=sys.stderr)
         return 2
     print(banner(settings), flush=True)
+    # uvicorn drains in-flight requests on SIGTERM, then raises the signal again: this handler makes that exit 0.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    runtime.tune_gc()
     # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere.
     uvicorn.run(
         app,

@@ -1,7 +1,7 @@
 """A small Python client for the admin API: script, journal, reset. Works against any running emulator
 (in-process, another process, a container).
 
-    admin = AdminClient("http://127.0.0.1:8080", api_key="my-test-key")
+    admin = AdminClient("http://127.0.0.1:8080", api_key="my-test-key")  # admin_token="..." if the server has one
     admin.script({"text": "Hello!"}, {"error": "unavailable"})
     ...  # run the code under test with the same key
     calls = admin.journal()
@@ -10,10 +10,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+from emulator.admin_auth import ADMIN_TOKEN_HEADER
+from emulator.config import env_name
 
 ADMIN = "/__emulator"
 
@@ -95,9 +99,19 @@ class AdminClient:
     """Admin calls for one namespace: the one an API key (or an explicit namespace name) selects."""
 
     def __init__(
-        self, base_url: str, api_key: str | None = None, namespace: str | None = None, timeout: float = 10.0
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        namespace: str | None = None,
+        timeout: float = 10.0,
+        admin_token: str | None = None,
     ) -> None:
+        """`admin_token` is sent in the x-emulator-admin-token header; by default it is read from
+        GEMINI_EMULATOR_ADMIN_TOKEN (needed when the emulator listens on a non-loopback address)."""
         headers = {}
+        admin_token = admin_token if admin_token is not None else os.environ.get(env_name("admin_token"))
+        if admin_token:
+            headers[ADMIN_TOKEN_HEADER] = admin_token
         if api_key:
             headers["x-goog-api-key"] = api_key
         if namespace:

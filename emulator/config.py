@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 # Production's request size limit for generateContent bodies with inline data (20 MiB).
 DEFAULT_MAX_BODY = 20 * 1024 * 1024
+# Settings never shown, logged or journaled.
+SECRET_SETTINGS = frozenset({"api_key", "admin_token"})
 
 
 @dataclass
@@ -18,13 +20,20 @@ class Settings:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     engine: str = "scripted"
-    api_key: str | None = None  # when set, any other API key is rejected as production rejects one
+    api_key: str | None = field(default=None, repr=False)  # when set, any other API key is rejected
     max_body_bytes: int = DEFAULT_MAX_BODY
     log_level: str = "warning"
     strict: bool = False  # an unmatched request is an error instead of the zero-config answer
     script: str | None = None  # JSON (or YAML) file of script entries shared by every namespace
     journal_cap: int = 10_000  # journal records kept; the oldest are evicted past it
     captures: str | None = None  # golden captures for the replay engine and `replay` entries (default: captures/)
+    admin_token: str | None = field(default=None, repr=False)  # the admin API's token: emulator/admin_auth.py
+
+    def public(self) -> dict[str, object]:
+        """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
+        from emulator.journal import REDACTED
+
+        return {k: (REDACTED if k in SECRET_SETTINGS and v else v) for k, v in vars(self).items()}
 
     def engine_options(self) -> dict[str, object]:
         """Keyword arguments for the engine's constructor that come from settings."""

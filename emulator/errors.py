@@ -342,6 +342,29 @@ def not_implemented(what: str) -> ApiError:
     return ApiError(501, f"The emulator does not implement {what} yet.")
 
 
+# --- admin API access (emulator-only: no production analogue) ------------------------------------------------
+
+
+def admin_token_required(header: str) -> ApiError:
+    """An admin call without the configured token, or with another one."""
+    return ApiError(
+        403,
+        f"gemini-emulator admin API: this call needs the admin token in the {header} header "
+        "(the value given to --admin-token or GEMINI_EMULATOR_ADMIN_TOKEN).",
+    )
+
+
+def admin_disabled(host: str, header: str) -> ApiError:
+    """An admin call to a server bound to a non-loopback address that has no token configured."""
+    return ApiError(
+        403,
+        f"gemini-emulator admin API: refused because the server listens on {host}, which is not a loopback "
+        "address, and no admin token is set. Start it with --admin-token TOKEN (or the environment variable "
+        f"GEMINI_EMULATOR_ADMIN_TOKEN=TOKEN) and send the token in the {header} header. "
+        "GET /__emulator/health needs no token.",
+    )
+
+
 # --- openai engine: an OpenAI-compatible upstream failed (emulator-only wording; codes from this catalogue) ---
 
 

@@ -10,49 +10,112 @@ The oldest records are evicted past the cap, and evictions are counted.
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from time import monotonic
+from time import time as wall_clock
 from typing import Any
+
+import orjson
+
+from emulator.admin_auth import ADMIN_TOKEN_HEADER
 
 REDACTED = "REDACTED"
 SECRET_HEADERS = frozenset(
-    {"x-goog-api-key", "authorization", "cookie", "set-cookie", "x-firebase-appcheck", "proxy-authorization"}
+    {
+        "x-goog-api-key",
+        "authorization",
+        "cookie",
+        "set-cookie",
+        "x-firebase-appcheck",
+        "proxy-authorization",
+        ADMIN_TOKEN_HEADER,
+    }
 )
 SECRET_QUERY = frozenset({"key", "access_token"})
 MAX_RESPONSE_TEXT = 1 << 20  # a journaled response body keeps its first MiB
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers.items()}
+    return {_shared(k): (REDACTED if k.lower() in SECRET_HEADERS else _shared(v)) for k, v in headers.items()}
+
+
+_SHARED: dict[str, str] = {}
+_SHARED_MAX = 4096
+
+
+def _shared(text: str) -> str:
+    """One copy of each header name and of values that repeat (user agents, content types, hosts) for the whole
+    journal, instead of one per record; a bounded table, so unique values cost nothing extra."""
+    known = _SHARED.get(text)
+    if known is not None:
+        return known
+    if len(_SHARED) < _SHARED_MAX and len(text) <= 256:
+        _SHARED[text] = text
+    return text
 
 
 def redact_query(query: Mapping[str, str]) -> dict[str, str]:
     return {k: (REDACTED if k in SECRET_QUERY else v) for k, v in query.items()}
 
 
-@dataclass
+class _Json(str):
+    """A parsed body kept as its compact JSON text, a tenth of the parsed objects' size (a body that was not JSON
+    stays a plain str)."""
+
+    __slots__ = ()
+
+    def parsed(self) -> Any:
+        return orjson.loads(str(self))  # orjson reads exact str only
+
+
+@dataclass(slots=True)
 class Record:
-    """One request as the journal keeps it; filled in as the request is handled."""
+    """One request as the journal keeps it; filled in as the request is handled. Kept lean (the journal holds
+    thousands): slots, the body as compact JSON text and the response as the bytes sent, decoded when read."""
 
     method: str
     path: str
     query: dict[str, str]
     headers: dict[str, str]
-    time: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="microseconds"))
+    wall: float = field(default_factory=wall_clock)
     started: float = field(default_factory=monotonic)
     id: int = 0
     namespace: str = ""
     rpc: str = ""
     model: str = ""
     entry: str | None = None
-    body: Any = None
+    stored_body: Any = None  # see `body`
     status: int = 0
-    response: str = ""
+    sent: bytes = b""
     duration_ms: float = 0.0
     complete: bool = False  # False while a stream is still being sent, or if it was cut off
+
+    @property
+    def time(self) -> str:
+        return datetime.fromtimestamp(self.wall, UTC).isoformat(timespec="microseconds")
+
+    @property
+    def body(self) -> Any:
+        """The parsed request body (or its text when it was not JSON)."""
+        stored = self.stored_body
+        return stored.parsed() if type(stored) is _Json else stored
+
+    @body.setter
+    def body(self, value: Any) -> None:
+        if isinstance(value, dict | list):
+            try:  # key order kept; decoded because orjson's bytes are over-allocated (4 KiB for a short body)
+                value = _Json(orjson.dumps(value).decode())
+            except (orjson.JSONEncodeError, TypeError):  # integers past 64 bits: kept as parsed
+                pass
+        self.stored_body = value
+
+    @property
+    def response(self) -> str:
+        """The response body as sent (its first MiB)."""
+        return self.sent.decode("utf-8", "replace")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,7 +161,7 @@ class Journal:
     @staticmethod
     def finish(record: Record, status: int, body: bytes, complete: bool = True) -> None:
         record.status = status
-        record.response = body[:MAX_RESPONSE_TEXT].decode("utf-8", "replace")
+        record.sent = bytes(body[:MAX_RESPONSE_TEXT])
         record.duration_ms = (monotonic() - record.started) * 1000
         record.complete = complete
 
@@ -131,6 +194,11 @@ class Journal:
             and (model is None or r.model == model.removeprefix("models/"))
             and (rpc is None or r.rpc == rpc)
         ]
+
+    def counts(self) -> dict[str, int]:
+        """Records held per namespace."""
+        with self._lock:
+            return dict(Counter(r.namespace for r in self._records))
 
     def clear(self, namespace: str | None = None) -> None:
         with self._lock:

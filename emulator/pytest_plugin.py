@@ -36,7 +36,7 @@ class Gemini:
         self.server = server
         self.url = server.url
         self.api_key = api_key
-        self.admin = AdminClient(server.url, api_key=api_key)
+        self.admin = AdminClient(server.url, api_key=api_key, admin_token=server.settings.admin_token)
         self._client: Any = None
 
     @property

@@ -21,6 +21,9 @@ from emulator.routes import VERTEX
 
 _DATA = Path(__file__).with_name("wire_fields.json")
 MAX_DEPTH = 64
+# Arrays and objects nested deeper than this anywhere (Struct values, function args included) are refused: the
+# printers (orjson) stop at 255 levels, and protobuf's parsers at 100.
+MAX_JSON_DEPTH = 100
 ROLES = frozenset({"user", "model", "function", ""})
 
 _SCALARS = {
@@ -83,7 +86,23 @@ def parse_body(raw: bytes) -> dict[str, Any]:
         raise errors.invalid_json(snippet, max(0, min(exc.pos, len(text)) - start)) from None
     if not isinstance(body, dict):
         raise errors.root_not_object()
+    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH and nested_too_deeply(body):  # cheap test first
+        raise errors.too_deep()
     return body
+
+
+def nested_too_deeply(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when arrays and objects nest more than `limit` levels anywhere in `value`."""
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 class _Walker:

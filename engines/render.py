@@ -122,9 +122,11 @@ async def render(
     elif spec.get("truncateFinalEvent"):
         last.fault = TRUNCATE
     pause = spec.get("chunkDelayMs", 0) / 1000
+    clock = asyncio.get_running_loop().time
+    start = clock()
     for i, chunk in enumerate(chunks):
-        if i and pause:
-            await asyncio.sleep(pause)
+        if i and pause:  # chunk i is due at start + i * pause: a late chunk does not push back the ones after it
+            await asyncio.sleep(max(0.0, start + i * pause - clock()))
         yield chunk
     if midstream:
         raise error_from(spec["error"], request)

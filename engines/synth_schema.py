@@ -25,6 +25,10 @@ from engines.zero_config import Rng
 _TYPE_NUMBERS = {1: "string", 2: "number", 3: "integer", 4: "boolean", 5: "array", 6: "object", 7: "null"}
 SOFT_DEPTH = 10  # below this depth only what the schema requires is written (required properties, minItems)
 MAX_DEPTH = 64  # a hard stop for schemas that require themselves without end (then null is written)
+# The most a value may cost, in characters (roughly): 65,536 output tokens, gemini-2.5's output limit, at about
+# 4 characters each. Past it arrays stop growing, strings stop at it and further values are null, so a request
+# of a few bytes (minItems: 1e9, or properties that each require the whole schema again) cannot hang the server.
+BUDGET = 65_536 * 4
 
 _FIRST = ("Alex", "Maria", "Kenji", "Amara", "Lucas", "Priya", "Sofia", "Omar", "Elena", "Tom")
 _LAST = ("Morgan", "Rossi", "Tanaka", "Okafor", "Silva", "Sharma", "Novak", "Haddad", "Berg", "Walsh")
@@ -70,10 +74,20 @@ class Synthesizer:
         self.json_schema = json_schema
         self.root = root
         self.hints = hints or []
+        self.spent = 0  # characters (roughly) written so far, against BUDGET
 
     # --- dispatch ---------------------------------------------------------------------------------
 
     def value(self, schema: Any, name: str = "", depth: int = 0) -> Any:
+        if self.spent >= BUDGET:
+            return None
+        self.spent += 4 + 2 * depth  # the value's punctuation and indentation (output is indented JSON)
+        made = self._value(schema, name, depth)
+        if isinstance(made, str):
+            self.spent += len(made)
+        return made
+
+    def _value(self, schema: Any, name: str, depth: int) -> Any:
         if not isinstance(schema, dict) or depth > MAX_DEPTH:
             return None if depth > MAX_DEPTH else self._free(name)
         schema = self._resolve(schema)
@@ -181,6 +195,8 @@ class Synthesizer:
         out: list[Any] = []
         seen: set[str] = set()
         for i in range(count):
+            if self.spent >= BUDGET:
+                break
             item = prefix[i] if i < len(prefix) else items
             item = item if isinstance(item, dict) else {}
             value = self.value(item, singular, depth + 1)
@@ -204,6 +220,7 @@ class Synthesizer:
         high = _int(_get(schema, "maxLength"), -1)  # -1: no limit (0 is a limit: the empty string)
         if 0 <= high < low:
             low = high
+        low = min(low, max(0, BUDGET - self.spent))
         while len(text) < low:
             text += " " + self.rng.choice(_WORDS)
         if 0 <= high < len(text):

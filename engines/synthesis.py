@@ -12,6 +12,7 @@ unary answer, on a final empty-text part of a stream).
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 from emulator import tokens
@@ -28,8 +29,12 @@ THINKING_BASE = 24
 
 def _config(request: GenerateRequest, camel: str) -> Any:
     config = request.generation_config
-    snake = "".join("_" + c.lower() if c.isupper() else c for c in camel)
-    return config.get(camel, config.get(snake))
+    return config.get(camel, config.get(_snake(camel)))
+
+
+@cache
+def _snake(camel: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in camel)
 
 
 def _structured(request: GenerateRequest, seed: str) -> str | None:

@@ -21,6 +21,7 @@ import pytest
 from google import genai
 from google.genai import types
 
+from emulator.admin_auth import ADMIN_TOKEN_HEADER
 from emulator.client import AdminClient
 from emulator.server import RunningEmulator
 
@@ -32,6 +33,7 @@ MODEL = "gemini-2.5-flash"
 PROMPT = "Write two paragraphs about rivers"
 BODY = json.dumps({"contents": [{"role": "user", "parts": [{"text": PROMPT}]}]})
 READY_WITHIN_S = 60  # a bound for a hung start, not a speed check
+ADMIN_TOKEN = f"container-admin-{uuid.uuid4().hex}"  # the image binds 0.0.0.0: its admin API needs a token
 
 
 def podman(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -85,7 +87,7 @@ def run_container(*options: str) -> Iterator[Container]:
 
 @pytest.fixture(scope="module")
 def container() -> Iterator[Container]:
-    with run_container() as running:
+    with run_container("--env", f"GEMINI_EMULATOR_ADMIN_TOKEN={ADMIN_TOKEN}") as running:
         yield running
 
 
@@ -123,7 +125,7 @@ def test_curl_gets_the_same_bytes_as_the_package(container, gemini_emulator: Run
 
 def test_script_loaded_over_the_admin_api_comes_back(container):
     key = f"container-{uuid.uuid4().hex}"
-    admin = AdminClient(container.url, api_key=key)
+    admin = AdminClient(container.url, api_key=key, admin_token=ADMIN_TOKEN)
     try:
         admin.script({"name": "greeting", "text": "Scripted inside the container."})
         client = _client(container.url, key)  # kept in a variable: a collected Client closes its connection
@@ -133,6 +135,24 @@ def test_script_loaded_over_the_admin_api_comes_back(container):
     finally:
         admin.close()
     assert calls.last.entry == "greeting" and calls.last.user_text == "Hi"
+
+
+def test_admin_calls_need_the_token(container):
+    for headers in ({}, {ADMIN_TOKEN_HEADER: "wrong"}):
+        refused = httpx.get(container.url + "/__emulator/script", headers=headers)
+        assert refused.status_code == 403 and ADMIN_TOKEN_HEADER in refused.json()["error"]["message"]
+    allowed = httpx.get(container.url + "/__emulator/script", headers={ADMIN_TOKEN_HEADER: ADMIN_TOKEN})
+    assert allowed.status_code == 200
+    assert ADMIN_TOKEN not in container.logs()
+
+
+def test_without_a_token_the_admin_api_is_refused_and_says_how_to_set_one():
+    with run_container() as running:
+        refused = httpx.post(running.url + "/__emulator/script", json=[{"text": "x"}])
+        assert refused.status_code == 403
+        assert "GEMINI_EMULATOR_ADMIN_TOKEN" in refused.json()["error"]["message"]
+        assert httpx.get(running.url + "/__emulator/health").status_code == 200
+        assert "REFUSED" in running.logs()  # the banner says so too
 
 
 def test_health_route(container):
