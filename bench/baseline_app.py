@@ -1,6 +1,7 @@
-"""The benchmark's baseline: a bare Starlette app answering the emulator's two URLs with pre-built bytes.
+"""The benchmark's baseline: a bare Starlette app answering the emulator's URLs with pre-built bytes.
 
-It serves what the emulator serves (same headers, a realistic generateContent body, 4 SSE events)
+It serves what the emulator serves (same headers, a realistic generateContent body, 4 SSE events, a countTokens
+answer)
 but does no work per request beyond draining the request body, so the emulator's throughput divided
 by this one's is the cost of the emulator's own code. It is run by uvicorn with the options the
 emulator's `serve` command passes to `uvicorn.run`, read from emulator/cli.py so they cannot drift.
@@ -66,6 +67,12 @@ SSE_EVENTS = [
 ]
 
 
+COUNT_BODY = (
+    json.dumps({"totalTokens": 11, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 11}]}, indent=2) + "\n"
+).encode()
+COUNT_HEADERS = {k: v for k, v in HEADERS.items() if k != "x-gemini-service-tier"}
+
+
 async def health(request: Request) -> Response:
     return Response(b'{"status": "ok"}\n', media_type="application/json")
 
@@ -73,6 +80,11 @@ async def health(request: Request) -> Response:
 async def generate(request: Request) -> Response:
     await request.body()
     return Response(UNARY_BODY, headers=HEADERS | {"content-type": "application/json; charset=UTF-8"})
+
+
+async def count_tokens(request: Request) -> Response:
+    await request.body()
+    return Response(COUNT_BODY, headers=COUNT_HEADERS | {"content-type": "application/json; charset=UTF-8"})
 
 
 async def stream(request: Request) -> Response:
@@ -91,6 +103,7 @@ app = Starlette(
         Route("/__emulator/health", health, methods=["GET"]),
         Route(MODEL_PATH + ":generateContent", generate, methods=["POST"]),
         Route(MODEL_PATH + ":streamGenerateContent", stream, methods=["POST"]),
+        Route(MODEL_PATH + ":countTokens", count_tokens, methods=["POST"]),
     ]
 )
 

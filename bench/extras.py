@@ -1,0 +1,156 @@
+"""The benchmark's long runs on the emulator alone: many held streams, memory over many requests, and how the
+cost of countTokens and zero-config answers grows with the prompt."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from load import cpu_seconds
+from servers import Server, start
+
+LOAD = str(Path(__file__).resolve().parent / "load.py")
+MODEL = "/v1beta/models/gemini-2.5-flash"
+UNARY, SSE, COUNT = MODEL + ":generateContent", MODEL + ":streamGenerateContent?alt=sse", MODEL + ":countTokens"
+
+
+def load(*args: object, timeout: float = 900) -> Any:
+    done = subprocess.run([sys.executable, LOAD, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+    if done.returncode:
+        raise RuntimeError(f"load generator {args[0]} failed:\n{done.stderr[-3000:]}")
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        Path("/tmp/bench-load-output.txt").write_text(done.stdout + "\n----\n" + done.stderr)
+        raise
+
+
+def rss_mib(pid: int) -> float:
+    return int(re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())[1]) / 1024
+
+
+def admin(server: Server, method: str, path: str, body: Any = None, key: str = "bench") -> Any:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        payload = json.dumps(body).encode() if body is not None else None
+        conn.request(method, "/__emulator" + path, payload, {"x-goog-api-key": key})
+        response = conn.getresponse()
+        return json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
+
+
+def held_streams(count: int = 1000, chunks: int = 40, delay_ms: int = 50, ramp_s: float = 1.0) -> dict[str, Any]:
+    """`count` SSE streams held at once, each `chunks` events `delay_ms` apart (script entry chunkDelayMs),
+    their requests spread over `ramp_s` seconds (0: all in the same instant)."""
+    server = start("emulator")
+    try:
+        key = "streams"
+        entry = {"chunks": [f"chunk {i} " for i in range(chunks)], "chunkDelayMs": delay_ms, "times": "forever"}
+        admin(server, "POST", "/script", entry, key)
+        rss_before, cpu_before = rss_mib(server.proc.pid), cpu_seconds(server.proc.pid)
+        held = load("streams", server.port, SSE, count, key, ramp_s)
+        result, server_cpu = held["streams"], (cpu_seconds(server.proc.pid) - cpu_before) / held["wall_s"]
+        rss_after = rss_mib(server.proc.pid)
+    finally:
+        server.stop()
+    errors = [s for s in result if "error" in s or s["status"] != 200 or len(s["arrivals"]) != chunks]
+    good = [s for s in result if s.get("arrivals")]
+    pairs = [(a, b) for s in good for a, b in zip(s["arrivals"], s["arrivals"][1:], strict=False)]
+    lateness = [abs((b - a) * 1000 - delay_ms) for a, b in pairs]
+    # Steady state: once every stream has had its first event (the burst of 1,000 requests is over).
+    all_started = max((s["arrivals"][0] for s in good), default=0.0)
+    steady = [abs((b - a) * 1000 - delay_ms) for a, b in pairs if a >= all_started]
+    firsts = [(s["arrivals"][0] - s["sent"]) * 1000 for s in good]
+    return {
+        "streams": count,
+        "chunks": chunks,
+        "delay_ms": delay_ms,
+        "ramp_s": ramp_s,
+        "errors": len(errors),
+        "error_samples": [s.get("error") or s.get("status") for s in errors[:3]],
+        "gap_error_p50_ms": percentile(lateness, 0.5),
+        "gap_error_p99_ms": percentile(lateness, 0.99),
+        "gap_error_max_ms": max(lateness, default=float("nan")),
+        "all_started_ms": all_started * 1000,
+        "steady_gaps": len(steady),
+        "steady_gap_error_p50_ms": percentile(steady, 0.5),
+        "steady_gap_error_p99_ms": percentile(steady, 0.99),
+        "first_event_p50_ms": percentile(firsts, 0.5),
+        "first_event_p99_ms": percentile(firsts, 0.99),
+        "server_cpu": server_cpu,
+        "client_cpu": held["client_cpu"],
+        "rss_before_mib": rss_before,
+        "rss_during_after_mib": rss_after,
+    }
+
+
+def memory(total: int = 100_000, runs: int = 2, conns: int = 50, cap: int = 10_000) -> dict[str, Any]:
+    """RSS idle, then after each run of `total` requests, with the journal capped at `cap` records."""
+    server = start("emulator", ("--journal-cap", str(cap)))
+    try:
+        out: dict[str, Any] = {"requests_per_run": total, "journal_cap": cap, "rss_idle_mib": rss_mib(server.proc.pid)}
+        after = []
+        for run in range(runs):
+            done = load("volume", server.port, UNARY, conns, total, 1_000_000_000 + run * total)
+            if done["errors"]:
+                raise RuntimeError(f"memory run {run}: {done['errors']} requests failed")
+            after.append(rss_mib(server.proc.pid))
+        journal = admin(server, "GET", "/journal?since=1000000000000")
+        out |= {"rss_after_runs_mib": after, "journal_evicted": journal["evicted"]}
+        # What one record costs: the journal's share of the RSS, measured by emptying it.
+        admin(server, "DELETE", "/journal", key="")
+        out["rss_journal_cleared_mib"] = rss_mib(server.proc.pid)
+        return out
+    finally:
+        server.stop()
+
+
+def idle_connections(count: int = 1000) -> dict[str, Any]:
+    """RSS of an idle emulator before and while `count` idle keep-alive connections are open."""
+    import socket
+
+    server = start("emulator")
+    socks: list[socket.socket] = []
+    try:
+        before = rss_mib(server.proc.pid)
+        for _ in range(count):
+            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock.sendall(b"GET /__emulator/health HTTP/1.1\r\nhost: x\r\n\r\n")
+            socks.append(sock)
+        for sock in socks:  # each answered once: the connection is open and idle
+            data = b""
+            while b'"ok"' not in data:
+                data += sock.recv(4096)
+        return {"connections": count, "rss_before_mib": before, "rss_open_mib": rss_mib(server.proc.pid)}
+    finally:
+        for sock in socks:
+            sock.close()
+        server.stop()
+
+
+SIZES = [1_000, 10_000, 100_000, 1_000_000]
+
+
+def scaling(repeats: int = 5) -> dict[str, Any]:
+    """Median time of countTokens and zero-config generateContent for prompts of 1 KB to 1 MB."""
+    server = start("emulator")
+    try:
+        times = load("sizes", server.port, f"{COUNT},{UNARY}", ",".join(map(str, SIZES)), repeats)
+    finally:
+        server.stop()
+    out: dict[str, Any] = {"sizes": SIZES, "repeats": repeats}
+    for name, path in (("countTokens", COUNT), ("generateContent", UNARY)):
+        ms = [times[f"{path}|{size}"] * 1000 for size in SIZES]
+        out[name] = {"ms": ms, "ratio_per_10x": [b / a for a, b in zip(ms, ms[1:], strict=False)]}
+    return out
