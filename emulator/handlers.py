@@ -33,7 +33,7 @@ from emulator.config import Settings
 from emulator.headers import BASE_HEADERS, SERVICE_TIER_HEADER
 from emulator.journal import Record
 from emulator.routes import DEVELOPER, SERVED_METHODS, Target
-from engines.base import DROP, TRUNCATE, Chunk, Embedder, Engine, GenerateRequest, MethodAnswerer, ModelServer
+from engines.base import DROP, TRUNCATE, Chunk, Embedder, Engine, GenerateRequest, MethodAnswerer, ModelServer, pick
 
 _MESSAGE_FOR = {
     "countTokens": "CountTokensRequest",
@@ -188,8 +188,8 @@ def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[
 def _probe(target: Target, body: dict[str, Any], namespace: str, stream: bool) -> GenerateRequest:
     """The request as an engine's optional capabilities see it, before the catalogue and the method's own
     checks: the model as written, whatever contents the body holds."""
-    inner = _get(body, "generateContentRequest", "generate_content_request")
-    contents = _get(body, "contents") or (_get(inner, "contents") if isinstance(inner, dict) else None)
+    inner = pick(body, "generateContentRequest")
+    contents = pick(body, "contents") or (pick(inner, "contents") if isinstance(inner, dict) else None)
     return GenerateRequest(
         method=target.method,
         version=target.version,
@@ -232,8 +232,8 @@ def _generate_request(
 ) -> tuple[GenerateRequest, responses.Usage]:
     """The engine's view of the request, and the prompt's token usage (one estimator for both)."""
     contents = validate.check_contents(body.get("contents"))
-    system = _get(body, "systemInstruction", "system_instruction")
-    tools = _get(body, "tools") or []
+    system = pick(body, "systemInstruction")
+    tools = pick(body, "tools") or []
     usage = _usage(target, contents, system, tools)
     request = GenerateRequest(
         method=target.method,
@@ -245,23 +245,16 @@ def _generate_request(
         namespace=namespace,
         contents=contents,
         system_instruction=system,
-        generation_config=_get(body, "generationConfig", "generation_config") or {},
+        generation_config=pick(body, "generationConfig") or {},
         tools=tools,
-        tool_config=_get(body, "toolConfig", "tool_config"),
-        safety_settings=_get(body, "safetySettings", "safety_settings") or [],
+        tool_config=pick(body, "toolConfig"),
+        safety_settings=pick(body, "safetySettings") or [],
         body=body,
         fingerprint=fingerprint(model, body),
         thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
         prompt_tokens=usage.prompt,
     )
     return request, usage
-
-
-def _get(body: dict[str, Any], *names: str) -> Any:
-    for name in names:
-        if name in body:
-            return body[name]
-    return None
 
 
 def fingerprint(model: str, body: dict[str, Any]) -> str:
@@ -277,13 +270,11 @@ def _usage(target: Target, contents: list[Any], system: Any, tools: list[Any] | 
 
 
 def _count_tokens(target: Target, body: dict[str, Any], int_enums: bool) -> Response:
-    inner = _get(body, "generateContentRequest", "generate_content_request") or {}
-    contents = _get(body, "contents") or _get(inner, "contents")
+    inner = pick(body, "generateContentRequest") or {}
+    contents = pick(body, "contents") or pick(inner, "contents")
     validate.check_contents(contents, "CountTokensRequest" if "contents" in body else "GenerateContentRequest")
-    system = _get(body, "systemInstruction", "system_instruction") or _get(
-        inner, "systemInstruction", "system_instruction"
-    )
-    tools = _get(body, "tools") or _get(inner, "tools")
+    system = pick(body, "systemInstruction") or pick(inner, "systemInstruction")
+    tools = pick(body, "tools") or pick(inner, "tools")
     answer = responses.count_tokens(target.backend, _usage(target, contents, system, tools))
     return json_response(_encode(answer, target, int_enums))
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from emulator import errors
 from emulator.routes import VERTEX
+from engines.base import pick
 
 PENALTY = "Penalty is not enabled for models/{model}"  # vercel-ai fixtures issue-8943-gemini-2.5-*-error.json
 NO_BUDGET_ZERO = "Budget 0 is invalid. This model only works in thinking mode."
@@ -33,24 +34,20 @@ VERTEX_MISSING_SIGNATURE = (
 )
 
 
-def _pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
-    return obj.get(camel, obj.get(snake))
-
-
 def check(model: str, thinking: bool, body: dict[str, Any], backend: str) -> None:
     """Raise production's 400 when `body` asks `model` for something it refuses."""
-    config = _pick(body, "generationConfig", "generation_config") or {}
-    thinking_config = _pick(config, "thinkingConfig", "thinking_config") or {}
+    config = pick(body, "generationConfig") or {}
+    thinking_config = pick(config, "thinkingConfig") or {}
     pro = "-pro" in model
-    if thinking and pro and _pick(thinking_config, "thinkingBudget", "thinking_budget") == 0:
+    if thinking and pro and pick(thinking_config, "thinkingBudget") == 0:
         raise errors.invalid_argument(NO_BUDGET_ZERO)
-    level = _pick(thinking_config, "thinkingLevel", "thinking_level")
+    level = pick(thinking_config, "thinkingLevel")
     if isinstance(level, str) and level.upper() == "MINIMAL" and pro:
         raise errors.invalid_argument(LEVEL_UNSUPPORTED.format(level="MINIMAL"))
     if model.startswith("gemini-2.5"):
         penalties = [
-            _pick(config, "presencePenalty", "presence_penalty"),
-            _pick(config, "frequencyPenalty", "frequency_penalty"),
+            pick(config, "presencePenalty"),
+            pick(config, "frequencyPenalty"),
         ]
         if any(isinstance(p, int | float) and p != 0 for p in penalties):
             raise errors.invalid_argument(PENALTY.format(model=model))
@@ -71,10 +68,8 @@ def _check_signatures(contents: list[Any], backend: str) -> None:
         content = contents[i]
         if not isinstance(content, dict) or content.get("role") != "model":
             continue
-        calls = [
-            p for p in content.get("parts") or [] if isinstance(p, dict) and _pick(p, "functionCall", "function_call")
-        ]
-        if calls and not _pick(calls[0], "thoughtSignature", "thought_signature"):
-            name = (_pick(calls[0], "functionCall", "function_call") or {}).get("name", "")
+        calls = [p for p in content.get("parts") or [] if isinstance(p, dict) and pick(p, "functionCall")]
+        if calls and not pick(calls[0], "thoughtSignature"):
+            name = (pick(calls[0], "functionCall") or {}).get("name", "")
             template = VERTEX_MISSING_SIGNATURE if backend == VERTEX else MISSING_SIGNATURE
             raise errors.invalid_argument(template.format(name=name, position=i + 1))

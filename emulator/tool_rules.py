@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from emulator import errors
+from engines.base import pick
 
 NO_DECLARATIONS = "Function calling config is set without function_declarations."
 BAD_NAME = (
@@ -27,14 +28,10 @@ RESPONSE_COUNT = (
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,63}")
 
 
-def _pick(obj: dict[str, Any], camel: str, snake: str) -> Any:
-    return obj.get(camel, obj.get(snake))
-
-
-def _parts(content: Any, camel: str, snake: str) -> list[Any]:
+def _parts(content: Any, camel: str) -> list[Any]:
     if not isinstance(content, dict):
         return []
-    return [p for p in content.get("parts") or [] if isinstance(p, dict) and _pick(p, camel, snake) is not None]
+    return [p for p in content.get("parts") or [] if isinstance(p, dict) and pick(p, camel) is not None]
 
 
 def check(body: dict[str, Any]) -> None:
@@ -45,23 +42,23 @@ def check(body: dict[str, Any]) -> None:
     for t, tool in enumerate(tools):
         if not isinstance(tool, dict):
             continue
-        for d, decl in enumerate(_pick(tool, "functionDeclarations", "function_declarations") or []):
+        for d, decl in enumerate(pick(tool, "functionDeclarations") or []):
             declared += 1
             name = decl.get("name") if isinstance(decl, dict) else None
             if not isinstance(name, str) or not _NAME.fullmatch(name):
                 names_problems.append(f"tools[{t}].function_declarations[{d}].name: {BAD_NAME}")
     if names_problems:
         raise errors.field_errors("GenerateContentRequest.", names_problems)
-    tool_config = _pick(body, "toolConfig", "tool_config") or {}
-    if isinstance(tool_config, dict) and _pick(tool_config, "functionCallingConfig", "function_calling_config"):
+    tool_config = pick(body, "toolConfig") or {}
+    if isinstance(tool_config, dict) and pick(tool_config, "functionCallingConfig"):
         if not declared:
             raise errors.invalid_argument(NO_DECLARATIONS)
     contents = body.get("contents") or []
     for i, content in enumerate(contents):
-        responses = _parts(content, "functionResponse", "function_response")
+        responses = _parts(content, "functionResponse")
         if not responses:
             continue
         previous = contents[i - 1] if i else None
-        calls = _parts(previous, "functionCall", "function_call")
+        calls = _parts(previous, "functionCall")
         if len(calls) != len(responses):
             raise errors.invalid_argument(RESPONSE_COUNT)

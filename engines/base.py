@@ -13,12 +13,30 @@ package can add one:
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
 ENTRY_POINT_GROUP = "gemini_emulator.engines"
+_UPPER = re.compile(r"(?<!^)([A-Z])")
+
+
+@cache
+def snake_case(camel: str) -> str:
+    return _UPPER.sub(r"_\1", camel).lower()
+
+
+def pick(obj: Any, camel: str) -> Any:
+    """`obj[camel]`, else its snake_case spelling (proto JSON accepts both, and the Python SDK sends
+    snake_case inside nested objects), else None; None when `obj` is not an object."""
+    if not isinstance(obj, dict):
+        return None
+    if camel in obj:
+        return obj[camel]
+    return obj.get(snake_case(camel))
 
 
 @dataclass(frozen=True)

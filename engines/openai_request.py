@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from emulator import errors
-from engines.base import GenerateRequest
+from engines.base import GenerateRequest, pick
 from engines.openai_config import OpenAIConfig
 from engines.openai_ids import CallIdStore, minted_id, turn_key
 from engines.synth_tools import calling_config, declarations
@@ -42,27 +42,18 @@ _SNAKE = re.compile(r"(?<!^)([A-Z])")
 _CAMEL = re.compile(r"_([a-z])")
 
 
-def get(obj: Any, camel: str) -> Any:
-    """`obj[camel]`, or its snake_case spelling, or None."""
-    if not isinstance(obj, dict):
-        return None
-    if camel in obj:
-        return obj[camel]
-    return obj.get(_SNAKE.sub(r"_\1", camel).lower())
-
-
 def chat_body(request: GenerateRequest, config: OpenAIConfig, ids: CallIdStore, model: str) -> dict[str, Any]:
     """The whole chat-completions request for `request`, addressed to the upstream `model`."""
     body: dict[str, Any] = {"model": model, "messages": messages(request, ids)}
     generation = request.generation_config or {}
     for gemini, openai in _SAMPLING:
-        value = get(generation, gemini)
+        value = pick(generation, gemini)
         if value is not None and value != []:
             body[openai] = value
-    max_tokens = get(generation, "maxOutputTokens")
+    max_tokens = pick(generation, "maxOutputTokens")
     if max_tokens is not None:
         body[config.max_tokens_field] = max_tokens
-    level = get(get(generation, "thinkingConfig"), "thinkingLevel")
+    level = pick(pick(generation, "thinkingConfig"), "thinkingLevel")
     if isinstance(level, str) and level.upper() not in ("", "THINKING_LEVEL_UNSPECIFIED"):
         body["reasoning_effort"] = level.lower()
     tools, choice = tool_fields(request)
@@ -78,7 +69,7 @@ def chat_body(request: GenerateRequest, config: OpenAIConfig, ids: CallIdStore, 
 
 def include_thoughts(request: GenerateRequest) -> bool:
     """generationConfig.thinkingConfig.includeThoughts: reasoning becomes thought parts."""
-    return get(get(request.generation_config, "thinkingConfig"), "includeThoughts") is True
+    return pick(pick(request.generation_config, "thinkingConfig"), "includeThoughts") is True
 
 
 # --- messages -------------------------------------------------------------------------------------
@@ -87,7 +78,7 @@ def include_thoughts(request: GenerateRequest) -> bool:
 def messages(request: GenerateRequest, ids: CallIdStore) -> list[dict[str, Any]]:
     """The conversation as chat messages, tool-call ids restored (see engines/openai_ids.py)."""
     out: list[dict[str, Any]] = []
-    system = _texts(get(request.system_instruction, "parts") or [])
+    system = _texts(pick(request.system_instruction, "parts") or [])
     if system:
         out.append({"role": "system", "content": "\n".join(system)})
     open_calls: list[tuple[str, str, str]] = []  # (client-visible id, name, upstream id), oldest first
@@ -110,7 +101,7 @@ def _assistant(
     open_calls: list[tuple[str, str, str]],
 ) -> dict[str, Any]:
     text = "".join(_texts(parts))
-    calls = [get(p, "functionCall") for p in parts if isinstance(get(p, "functionCall"), dict)]
+    calls = [pick(p, "functionCall") for p in parts if isinstance(pick(p, "functionCall"), dict)]
     if not calls:
         return {"role": "assistant", "content": text}
     named = [(str(call.get("name") or ""), call.get("args") or {}) for call in calls]
@@ -142,7 +133,7 @@ def _user(
     orphans: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
     for part in parts:
-        response = get(part, "functionResponse")
+        response = pick(part, "functionResponse")
         if isinstance(response, dict):
             name = str(response.get("name") or "")
             content = orjson.dumps(response.get("response", {})).decode()
@@ -186,11 +177,11 @@ def _texts(parts: list[Any]) -> list[str]:
             continue
         if isinstance(part.get("text"), str) and part["text"]:
             out.append(part["text"])
-        elif isinstance(get(part, "executableCode"), dict):
-            code = get(part, "executableCode")
+        elif isinstance(pick(part, "executableCode"), dict):
+            code = pick(part, "executableCode")
             out.append(f"```{str(code.get('language') or '').lower()}\n{code.get('code', '')}\n```")
-        elif isinstance(get(part, "codeExecutionResult"), dict):
-            out.append(str(get(part, "codeExecutionResult").get("output", "")))
+        elif isinstance(pick(part, "codeExecutionResult"), dict):
+            out.append(str(pick(part, "codeExecutionResult").get("output", "")))
     return out
 
 
@@ -199,9 +190,9 @@ def _content_item(part: dict[str, Any]) -> dict[str, Any] | None:
     texts = _texts([part])
     if texts:
         return {"type": "text", "text": texts[0]}
-    inline = get(part, "inlineData")
+    inline = pick(part, "inlineData")
     if isinstance(inline, dict):
-        mime = str(get(inline, "mimeType") or "").lower()
+        mime = str(pick(inline, "mimeType") or "").lower()
         data = str(inline.get("data") or "")
         if mime.startswith("image/"):
             return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
@@ -215,10 +206,10 @@ def _content_item(part: dict[str, Any]) -> dict[str, Any] | None:
             except (binascii.Error, UnicodeDecodeError):
                 raise errors.not_translatable(f"inlineData of type {mime} that is not base64 UTF-8 text") from None
         raise errors.not_translatable(f"inlineData of type {mime or 'unknown'}")
-    file_data = get(part, "fileData")
+    file_data = pick(part, "fileData")
     if isinstance(file_data, dict):
-        mime = str(get(file_data, "mimeType") or "").lower()
-        uri = str(get(file_data, "fileUri") or "")
+        mime = str(pick(file_data, "mimeType") or "").lower()
+        uri = str(pick(file_data, "fileUri") or "")
         if mime.startswith("image/") and uri.startswith(("http://", "https://", "data:")):
             return {"type": "image_url", "image_url": {"url": uri}}
         raise errors.not_translatable(f"fileData of type {mime or 'unknown'} at {uri or 'no URI'}")
@@ -241,7 +232,7 @@ def tool_fields(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
         else:
             function["parameters"] = {"type": "object", "properties": {}}
         tools.append({"type": "function", "function": function})
-    if not isinstance(get(request.tool_config, "functionCallingConfig"), dict):
+    if not isinstance(pick(request.tool_config, "functionCallingConfig"), dict):
         return tools, None
     mode, allowed = calling_config(request)
     if allowed and mode in ("ANY", "VALIDATED"):
@@ -278,7 +269,7 @@ def json_schema(schema: Any) -> Any:
         elif key in _SCHEMA_INTS and isinstance(value, str) and value.isdigit():
             value = int(value)
         out[key] = value
-    if get(schema, "nullable") is True:
+    if pick(schema, "nullable") is True:
         kind = out.get("type")
         if isinstance(kind, str):
             out["type"] = [kind, "null"]
@@ -290,11 +281,11 @@ def json_schema(schema: Any) -> Any:
 def response_format_of(generation: dict[str, Any], schema_supported: bool) -> dict[str, Any] | None:
     """`response_format` for JSON answers: json_schema when a schema is given and the upstream supports it,
     else json_object; None for text answers."""
-    raw_json = get(generation, "responseJsonSchema")
+    raw_json = pick(generation, "responseJsonSchema")
     schema = raw_json if isinstance(raw_json, dict) else None
-    if schema is None and isinstance(get(generation, "responseSchema"), dict):
-        schema = json_schema(get(generation, "responseSchema"))
-    mime = str(get(generation, "responseMimeType") or "").lower()
+    if schema is None and isinstance(pick(generation, "responseSchema"), dict):
+        schema = json_schema(pick(generation, "responseSchema"))
+    mime = str(pick(generation, "responseMimeType") or "").lower()
     if mime != "application/json" and schema is None:
         return None
     if schema is not None and schema_supported:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
+from engines.base import pick
 from engines.zero_config import Rng
 
 # Proto numbering of google.ai.generativelanguage Type, sent by GAPIC clients (proto_enums.json).
@@ -58,14 +58,6 @@ def type_of(schema: dict[str, Any]) -> str | list[str] | None:
     return None
 
 
-def _get(schema: dict[str, Any], camel: str) -> Any:
-    """A keyword in either spelling (the Python SDK sends snake_case inside schemas)."""
-    if camel in schema:
-        return schema[camel]
-    snake = re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
-    return schema.get(snake)
-
-
 class Synthesizer:
     """Builds one value per call to `value`; `hints` are words from the prompt used for free text."""
 
@@ -97,11 +89,11 @@ class Synthesizer:
         if isinstance(enum, list) and enum:
             return self.rng.choice(enum)
         for key in ("anyOf", "oneOf"):
-            options = _get(schema, key)
+            options = pick(schema, key)
             if isinstance(options, list) and options:
                 usable = [o for o in options if not (isinstance(o, dict) and type_of(self._resolve(o)) == "null")]
                 return self.value(self.rng.choice(usable or options), name, depth + 1)
-        all_of = _get(schema, "allOf")
+        all_of = pick(schema, "allOf")
         if isinstance(all_of, list) and all_of:
             merged: dict[str, Any] = {}
             for part in all_of:
@@ -153,7 +145,7 @@ class Synthesizer:
     def property_order(self, schema: dict[str, Any]) -> list[str]:
         properties = schema.get("properties") or {}
         names = list(properties)
-        ordering = _get(schema, "propertyOrdering")
+        ordering = pick(schema, "propertyOrdering")
         if isinstance(ordering, list) and ordering:
             first = [n for n in ordering if n in properties]
             return first + sorted(n for n in names if n not in first)
@@ -165,7 +157,7 @@ class Synthesizer:
         properties = schema.get("properties") or {}
         out: dict[str, Any] = {}
         required = {r for r in schema.get("required") or [] if isinstance(r, str)}
-        most = _int(_get(schema, "maxProperties"), -1)
+        most = _int(pick(schema, "maxProperties"), -1)
         most = most if most >= 0 else len(properties) + len(required) + 100
         for prop in self.property_order(schema):
             if prop not in required and (depth >= SOFT_DEPTH or len(out) + len(required - set(out)) >= most):
@@ -174,7 +166,7 @@ class Synthesizer:
         extra = schema.get("additionalProperties")
         for prop in required - set(out):  # JSON Schema may require a property it does not describe
             out[prop] = self.value(extra if isinstance(extra, dict) else {}, prop, depth + 1)
-        least = _int(_get(schema, "minProperties"), 1 if not properties and isinstance(extra, dict) else 0)
+        least = _int(pick(schema, "minProperties"), 1 if not properties and isinstance(extra, dict) else 0)
         words = [w for w in _WORDS if w not in out]
         while len(out) < least and words and extra is not False and (len(out) < most):
             word = words.pop(self.rng.below(len(words)))
@@ -182,11 +174,11 @@ class Synthesizer:
         return out
 
     def _array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
-        low = _int(_get(schema, "minItems"), 0)
-        high = _int(_get(schema, "maxItems"), max(low, 3))
+        low = _int(pick(schema, "minItems"), 0)
+        high = _int(pick(schema, "maxItems"), max(low, 3))
         count = low if depth >= SOFT_DEPTH else min(high, max(low, 2 + self.rng.below(2)))
         items = schema.get("items")
-        prefix = _get(schema, "prefixItems")
+        prefix = pick(schema, "prefixItems")
         prefix = prefix if isinstance(prefix, list) else []
         if items is False:  # JSON Schema: nothing past the prefix
             count = min(count, len(prefix))
@@ -216,8 +208,8 @@ class Synthesizer:
 
     def _string(self, schema: dict[str, Any], name: str, depth: int) -> str:
         text = self._formatted(str(schema.get("format") or "").lower()) or self._named_text(name)
-        low = max(_int(_get(schema, "minLength"), 0), 0)
-        high = _int(_get(schema, "maxLength"), -1)  # -1: no limit (0 is a limit: the empty string)
+        low = max(_int(pick(schema, "minLength"), 0), 0)
+        high = _int(pick(schema, "maxLength"), -1)  # -1: no limit (0 is a limit: the empty string)
         if 0 <= high < low:
             low = high
         low = min(low, max(0, BUDGET - self.spent))
@@ -349,7 +341,7 @@ def _whole(
 
 
 def _step(schema: dict[str, Any]) -> float | None:
-    raw = _get(schema, "multipleOf")
+    raw = pick(schema, "multipleOf")
     return raw if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > 0 else None
 
 

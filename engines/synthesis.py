@@ -12,12 +12,11 @@ unary answer, on a final empty-text part of a stream).
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any
 
 from emulator import tokens
 from engines import synth_builtin, synth_tools
-from engines.base import Chunk, GenerateRequest
+from engines.base import Chunk, GenerateRequest, pick
 from engines.render import function_call_message, mint_call_id, mint_signature
 from engines.synth_schema import synthesize
 from engines.zero_config import compose, split_for_stream
@@ -28,13 +27,7 @@ THINKING_BASE = 24
 
 
 def _config(request: GenerateRequest, camel: str) -> Any:
-    config = request.generation_config
-    return config.get(camel, config.get(_snake(camel)))
-
-
-@cache
-def _snake(camel: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in camel)
+    return pick(request.generation_config, camel)
 
 
 def _structured(request: GenerateRequest, seed: str) -> str | None:
