@@ -24,6 +24,7 @@ import orjson
 
 from emulator import framing, routes
 from emulator.errors import ApiError
+from emulator.headers import SERVICE_TIER_HEADER
 
 FORMAT = 1
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "captures"
@@ -36,7 +37,7 @@ REQUEST_HEADERS = ("content-type", "x-goog-api-client", "x-goog-request-params",
 RESPONSE_HEADERS = (
     "content-type",
     "content-disposition",
-    "x-gemini-service-tier",
+    SERVICE_TIER_HEADER,
     "www-authenticate",
     "retry-after",
 )

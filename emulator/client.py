@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from emulator.admin_auth import ADMIN_TOKEN_HEADER
+from emulator.auth import NAMESPACE_HEADER
 from emulator.config import env_name
 
 ADMIN = "/__emulator"
@@ -115,7 +116,7 @@ class AdminClient:
         if api_key:
             headers["x-goog-api-key"] = api_key
         if namespace:
-            headers["x-emulator-namespace"] = namespace
+            headers[NAMESPACE_HEADER] = namespace
         self._http = httpx.Client(base_url=base_url.rstrip("/") + ADMIN, headers=headers, timeout=timeout)
 
     def close(self) -> None:

@@ -105,8 +105,11 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
         credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
         record.namespace = auth.namespace_of(request.headers, credential)
         raw = await read_body(request, ctx.settings.max_body_bytes)
-        record.body = raw.decode("utf-8", "replace")
-        body = validate.parse_body(raw)
+        try:
+            body = validate.parse_body(raw)
+        except errors.ApiError:
+            record.body = raw.decode("utf-8", "replace")  # journal what was sent, even when it is not JSON
+            raise
         record.body = body
         probe = _probe(target, body, record.namespace, stream=bool(mode))
         if target.method not in SERVED_METHODS:  # only an engine that holds the answer serves these
