@@ -1,13 +1,15 @@
-"""The benchmark's long runs on the emulator alone: many held streams, memory over many requests, and how the
-cost of countTokens and zero-config answers grows with the prompt."""
+"""The benchmark's long runs on the emulator alone: many held streams, memory over many requests and over many
+clients that hang up mid-stream, and how the cost of countTokens and zero-config answers grows with the prompt."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +139,75 @@ def idle_connections(count: int = 1000) -> dict[str, Any]:
         for sock in socks:
             sock.close()
         server.stop()
+
+
+KEEP_ALIVE_S = 5  # uvicorn's keep-alive timeout, which `serve` leaves at its default
+
+
+def _open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def disconnects(
+    rounds: int = 10, per_round: int = 2_000, chunks: int = 8, delay_ms: int = 2, conns: int = 50, cap: int = 1_000
+) -> dict[str, Any]:
+    """RSS after each of `rounds` rounds of `per_round` SSE streams whose clients hang up part-way: after k events
+    of a `chunks`-event scripted answer (`delay_ms` apart), k cycling over every index (-1: before the head),
+    every other cycle with a RST instead of a FIN. The journal is capped at `cap` records (< per_round), so it is
+    full after the first round and does not add to later ones.
+
+    RSS is read once the round is over on the server's side too: its sockets are back to the idle count and
+    uvicorn's keep-alive timers have fired (KEEP_ALIVE_S: a connection aborted after a complete response keeps
+    its objects until then, by uvicorn's design). RSS grows over the first rounds as the garbage collector's
+    generations fill (on CPython 3.11 every closed asyncio connection is a reference cycle, freed only by a
+    collection, and `serve` collects seldom: emulator/runtime.py), then stays flat: run.py compares the last round
+    with the middle one."""
+    server = start("emulator", ("--journal-cap", str(cap)))
+    try:
+        key = "disconnects"
+        entry = {"chunks": [f"chunk {i} " for i in range(chunks)], "chunkDelayMs": delay_ms, "times": "forever"}
+        admin(server, "POST", "/script", entry, key)
+        pid = server.proc.pid
+        time.sleep(KEEP_ALIVE_S + 0.5)  # the start-up and admin connections' keep-alive timers fire
+        idle_fds, rss_idle = _open_fds(pid), rss_mib(pid)
+        journaled = admin(server, "GET", "/namespaces", key=key)
+        after, seconds, statuses, errors = [], [], {}, 0
+        for _ in range(rounds):
+            done = load("hangups", server.port, SSE, per_round, key, chunks, conns)
+            seconds.append(done["seconds"])
+            errors += done["errors"]
+            for status, n in done["statuses"].items():
+                statuses[status] = statuses.get(status, 0) + n
+            deadline = time.monotonic() + 30
+            while _open_fds(pid) > idle_fds:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"disconnects: {_open_fds(pid) - idle_fds} sockets still open after 30 s")
+                time.sleep(0.05)
+            time.sleep(KEEP_ALIVE_S + 0.5)
+            after.append(rss_mib(pid))
+        spaces = admin(server, "GET", "/namespaces", key=key)
+        served = spaces["requests"] + spaces["evicted"] - journaled["requests"] - journaled["evicted"]
+    finally:
+        server.stop()
+    server.log.seek(0)
+    logged = server.log.read().decode(errors="replace")
+    bad_lines = [line for line in logged.splitlines() if any(w in line for w in ("ERROR", "WARNING", "Traceback"))]
+    return {
+        "rounds": rounds,
+        "per_round": per_round,
+        "chunks": chunks,
+        "delay_ms": delay_ms,
+        "conns": conns,
+        "journal_cap": cap,
+        "round_seconds": seconds,
+        "client_errors": errors,
+        "statuses": statuses,
+        "requests_journaled": served,
+        "server_error_lines": len(bad_lines),
+        "server_error_samples": bad_lines[:3],
+        "rss_idle_mib": rss_idle,
+        "rss_after_rounds_mib": after,
+    }
 
 
 SIZES = [1_000, 10_000, 100_000, 1_000_000]

@@ -7,6 +7,7 @@ the client's own cost stays small next to the server's:
   different prompt (a running number), so no two are identical;
 - `streams`: open N `alt=sse` streams at once and time every event's arrival (for scripted inter-chunk delays);
 - `volume`: send exactly N requests (the memory run);
+- `hangups`: N `alt=sse` requests whose clients hang up part-way, at every event index in turn (the disconnects run);
 - `sizes`: time one request per prompt size, in turn, for the scaling run.
 """
 
@@ -16,8 +17,11 @@ import asyncio
 import itertools
 import json
 import os
+import socket
+import struct
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -170,6 +174,56 @@ async def volume(port: int, path: str, conns: int, total: int, first: int) -> di
     return {"requests": total, "seconds": time.perf_counter() - start, "errors": len(bad)}
 
 
+async def hangups(port: int, path: str, count: int, key: str, events: int, conns: int) -> dict[str, Any]:
+    """`count` SSE requests, `conns` at a time, each on a connection of its own whose client hangs up after
+    reading k events, k cycling over -1 (right after sending the request), 0 (after the response head), 1 ..
+    `events`; every other cycle aborts the connection (RST) instead of closing it (FIN)."""
+    plan = iter(range(count))
+    statuses: Counter[int] = Counter()
+    errors: list[str] = []
+    cycle = events + 2
+
+    async def worker() -> None:
+        for i in plan:
+            read_up_to, abort = i % cycle - 1, i // cycle % 2 == 1
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError as exc:
+                errors.append(repr(exc))
+                continue
+            try:
+                writer.write(request_bytes(path, port, PROMPT % i, key))
+                received = b""
+                while received.count(b"\r\n\r\n") < read_up_to + 1:  # the head, then `read_up_to` events
+                    data = await reader.read(65536)
+                    if not data:
+                        break
+                    received += data
+                if read_up_to >= 0:
+                    statuses[int(received[9:12] or 0)] += 1
+            except OSError as exc:
+                errors.append(repr(exc))
+            finally:
+                if abort:
+                    linger = struct.pack("ii", 1, 0)  # close with a RST, as a killed client does
+                    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                writer.close()
+                try:
+                    await writer.wait_closed()
+                except OSError:
+                    pass
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(conns)))
+    return {
+        "hangups": count,
+        "seconds": time.perf_counter() - start,
+        "statuses": {str(k): v for k, v in statuses.items()},
+        "errors": len(errors),
+        "error_samples": errors[:3],
+    }
+
+
 async def sizes(port: int, paths: list[str], lengths: list[int], repeats: int) -> dict[str, Any]:
     """For each path and prompt length, the median time of `repeats` requests with a prompt of that length."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -211,6 +265,9 @@ def main() -> int:
     elif mode == "volume":  # PORT PATH CONNS TOTAL FIRST_PROMPT
         port, path, conns, total, first = args
         result = asyncio.run(volume(int(port), path, int(conns), int(total), int(first)))
+    elif mode == "hangups":  # PORT PATH COUNT KEY EVENTS CONNS
+        port, path, count, key, events, conns = args
+        result = asyncio.run(hangups(int(port), path, int(count), key, int(events), int(conns)))
     elif mode == "sizes":  # PORT PATHS(comma) LENGTHS(comma) REPEATS
         port, paths, lengths, repeats = args
         result = asyncio.run(sizes(int(port), paths.split(","), [int(x) for x in lengths.split(",")], int(repeats)))

@@ -1,10 +1,13 @@
 """`make bench`: the emulator against a bare Starlette baseline and CopilotKit's aimock, side by side, on this
-machine; then the emulator alone holding 1,000 streams, over 2 x 100,000 requests, and on prompts of 1 KB-1 MB.
+machine; then the emulator alone holding 1,000 streams, over 2 x 100,000 requests, over rounds of 2,000 clients
+that hang up mid-stream, and on prompts of 1 KB-1 MB.
 
 A benchmark, not a test: it prints absolute numbers and ratios, writes bench/results-latest.json, and exits
 non-zero only when the measurement itself failed (a server never ready, a request that did not get a 200).
 Servers: bench/servers.py. Load generators (each run in a process of its own): bench/load.py. Long runs:
-bench/extras.py. `--quick` skips the long runs; `--no-aimock` skips aimock (no node).
+bench/extras.py. `--quick` skips the long runs; `--no-aimock` skips aimock (no node); `--only NAME` runs one long
+run alone (NAME: streams, memory, idle_connections, disconnects, scaling) and updates only its entry in
+bench/results-latest.json.
 """
 
 from __future__ import annotations
@@ -98,14 +101,21 @@ def ratio(row: dict[str, Any], a: str, b: str) -> float | None:
     return row[a]["rps"] / row[b]["rps"] if a in row and b in row else None
 
 
+LONG_RUNS = {
+    "streams": extras.held_streams,
+    "memory": extras.memory,
+    "idle_connections": extras.idle_connections,
+    "disconnects": extras.disconnects,
+    "scaling": extras.scaling,
+}
+
+
 def measure(quick: bool, with_aimock: bool) -> dict[str, Any]:
     names = ["baseline", "emulator", "scripted"] + (["aimock"] if with_aimock else [])
     results: dict[str, Any] = throughput(names)
     if not quick:
-        results["streams"] = extras.held_streams()
-        results["memory"] = extras.memory()
-        results["idle_connections"] = extras.idle_connections()
-        results["scaling"] = extras.scaling()
+        for name, run in LONG_RUNS.items():
+            results[name] = run()
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http_impl = "httptools" if importlib.util.find_spec("httptools") else "h11"
     results["machine"] = {
@@ -207,6 +217,8 @@ def _long_runs(results: dict[str, Any]) -> bool:
             f"{c['connections']} idle keep-alive connections: RSS {c['rss_before_mib']:.1f} -> {c['rss_open_mib']:.1f}"
             f" MiB ({(c['rss_open_mib'] - c['rss_before_mib']) * 1024 / c['connections']:.1f} KiB each)"
         )
+    if "disconnects" in results:
+        ok = _disconnects(results["disconnects"]) and ok
     if "scaling" in results:
         sc = results["scaling"]
         print(f"scaling (median of {sc['repeats']} requests per size; O(n) means ~10x per 10x):")
@@ -218,9 +230,49 @@ def _long_runs(results: dict[str, Any]) -> bool:
     return ok
 
 
+def _disconnects(d: dict[str, Any]) -> bool:
+    """Print the disconnects run; False when a request failed on the client's side (the numbers are not valid).
+    No growth: the last round's RSS within 1 MiB of the middle round's. The first half of the rounds warms caches,
+    the allocator's pools and the garbage collector's generations (see extras.disconnects)."""
+    after = d["rss_after_rounds_mib"]
+    middle = len(after) // 2 - 1
+    growth = after[-1] - after[middle]
+    hangups = (len(after) - 1 - middle) * d["per_round"]  # between the end of the middle round and of the last
+    sent = d["rounds"] * d["per_round"]
+    good = growth <= 1.0 and d["server_error_lines"] == 0 and d["requests_journaled"] == sent
+    print(
+        f"{d['rounds']} rounds of {d['per_round']:,} SSE clients hanging up after k of {d['chunks']} events "
+        f"({d['delay_ms']} ms apart; k = -1 [before the head], 0 .. {d['chunks']} in turn, half closed, half "
+        f"reset; {d['conns']} at a time; journal cap "
+        f"{d['journal_cap']:,}): {d['requests_journaled']:,} of {sent:,} journaled, {d['server_error_lines']} "
+        f"server log errors\n  RSS idle {d['rss_idle_mib']:.1f} MiB; after each round of disconnects: "
+        + " -> ".join(f"{x:.1f}" for x in after)
+        + f" MiB -- target no growth (last round within 1 MiB of round {middle + 1}: {growth:+.2f} MiB over "
+        f"{hangups:,} hang-ups; 1 MiB is {1024 * 1024 / hangups:.0f} bytes per hang-up), no error "
+        f"logged, every request handled: {'PASS' if good else 'FAIL'}"
+    )
+    d["verdict"] = "PASS" if good else "FAIL"
+    return d["client_errors"] == 0 and set(d["statuses"]) <= {"200"}
+
+
 def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the servers' cleanup on SIGTERM too
     args = sys.argv[1:]
+    if "--help" in args or "-h" in args:
+        print(__doc__)
+        return 0
+    if "--only" in args:
+        name = args[args.index("--only") + 1] if args.index("--only") + 1 < len(args) else ""
+        if name not in LONG_RUNS:
+            print(f"--only takes one of: {', '.join(LONG_RUNS)}", file=sys.stderr)
+            return 2
+        results = {name: LONG_RUNS[name]() | {"date": time.strftime("%Y-%m-%d")}}
+        ok = _long_runs(results)
+        path = BENCH / "results-latest.json"
+        kept = json.loads(path.read_text()) if path.exists() else {}
+        path.write_text(json.dumps(kept | results, indent=2) + "\n")
+        print(f"results: {path} ({name} only)")
+        return 0 if ok else 1
     with_aimock = "--no-aimock" not in args
     if with_aimock and (why := servers.aimock_available()):
         print(f"aimock skipped: {why}")
