@@ -14,6 +14,7 @@ from starlette.websockets import WebSocketClose
 from emulator import auth, errors, framing, handlers, routes
 from emulator.admin import PREFIX, Admin, load_script_file
 from emulator.config import Settings
+from emulator.incoming import Incoming
 from emulator.journal import Journal
 from engines.base import Engine, load_engine
 from engines.namespaces import SHARED, ScriptStore
@@ -72,21 +73,22 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         path = request.scope["path"]
         if path.startswith(PREFIX):
             return await admin.dispatch(request, path)
-        record = journal.begin(request.method, path, request.query_params, request.headers)
-        target = routes.match(request.method, path)
+        incoming = Incoming.of(request.scope, request.receive)
+        record = journal.begin(incoming.method, path, incoming.query, request.scope["headers"])
+        target = routes.match(incoming.method, path)
         try:
             if target is None:
-                record.namespace = auth.caller_namespace(request.headers, request.query_params)
+                record.namespace = auth.caller_namespace(incoming.headers, incoming.query)
                 response = not_found_page(path)
             elif target.action == "call":
-                response = await handlers.call(ctx, request, target, record)
+                response = await handlers.call(ctx, incoming, target, record)
             else:
-                record.namespace = auth.caller_namespace(request.headers, request.query_params)
+                record.namespace = auth.caller_namespace(incoming.headers, incoming.query)
                 record.rpc, record.model = target.action, target.model
                 handler = handlers.get_model if target.action == "get_model" else handlers.list_models
-                response = await handler(ctx, request, target)
+                response = await handler(ctx, incoming, target)
         except Exception:  # never a stack trace to the client
-            log.exception("unexpected failure on %s %s", request.method, path)
+            log.exception("unexpected failure on %s %s", incoming.method, path)
             response = handlers.error_response(errors.internal())
         if isinstance(response, StreamingResponse):
             response.body_iterator = journal.tee(record, response.status_code, response.body_iterator)
@@ -105,6 +107,16 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
     app = Starlette()
     app.router.default = every_request
+
+    async def entry(scope: Scope, receive: Receive, send: Send) -> None:
+        """HTTP straight to `every_request`, which never lets an exception out as a page of its own (the
+        middleware Starlette would wrap it in only adds cost); lifespan events go to the router."""
+        if scope["type"] == "http":
+            await every_request(scope, receive, send)
+        else:
+            await app.router(scope, receive, send)
+
+    app.middleware_stack = entry
     app.state.settings = settings
     app.state.engine = engine
     app.state.store = store

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from functools import lru_cache
 
 from emulator import errors
 from emulator.routes import Target
@@ -55,7 +56,12 @@ def namespace_of(headers: Mapping[str, str], credential: str) -> str:
     explicit = headers.get(NAMESPACE_HEADER, "").strip()
     if explicit:
         return explicit
-    return "key:" + hashlib.sha256(credential.encode()).hexdigest()[:16] if credential else ""
+    return _digest(credential) if credential else ""
+
+
+@lru_cache(maxsize=1024)
+def _digest(credential: str) -> str:
+    return "key:" + hashlib.sha256(credential.encode()).hexdigest()[:16]
 
 
 def caller_namespace(headers: Mapping[str, str], query: Mapping[str, str]) -> str:

@@ -116,6 +116,16 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
         help=_help("largest request body accepted", "max_body_bytes", DEFAULT_MAX_BODY),
     )
     parser.add_argument(
+        "--body-timeout",
+        dest="body_timeout",
+        type=int,
+        help=_help(
+            "seconds a request body may take to arrive before a 408 (0: no limit)",
+            "body_timeout",
+            Settings.body_timeout,
+        ),
+    )
+    parser.add_argument(
         "--strict",
         action="store_const",
         const=True,
@@ -161,6 +171,7 @@ _OPTIONS = (
     "engine",
     "api_key",
     "max_body_bytes",
+    "body_timeout",
     "strict",
     "script",
     "journal_cap",

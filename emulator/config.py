@@ -22,6 +22,7 @@ class Settings:
     engine: str = "scripted"
     api_key: str | None = field(default=None, repr=False)  # when set, any other API key is rejected
     max_body_bytes: int = DEFAULT_MAX_BODY
+    body_timeout: int = 30  # seconds a request body may take to arrive (0: no limit); then 408
     log_level: str = "warning"
     strict: bool = False  # an unmatched request is an error instead of the zero-config answer
     script: str | None = None  # JSON (or YAML) file of script entries shared by every namespace

@@ -225,6 +225,15 @@ def payload_too_large(limit: int) -> ApiError:
     return ApiError(400, f"Request payload size exceeds the limit: {limit} bytes.")
 
 
+# Not captured: production's front end answers a stalled upload itself. The emulator's own wording, in the
+# envelope, with the status the Python SDK retries (docs/conformance.md).
+BODY_TIMEOUT = "The request body did not arrive within {seconds:g} seconds."
+
+
+def body_timeout(seconds: float) -> ApiError:
+    return ApiError(408, BODY_TIMEOUT.format(seconds=seconds), status="DEADLINE_EXCEEDED")
+
+
 # --- the rest of the catalogue [wire-facts §9] ----------------------------------------------------
 
 INTERNAL = (

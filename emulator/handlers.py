@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from emulator import (
     auth,
@@ -29,10 +28,13 @@ from emulator import (
     tool_rules,
     validate,
 )
+from emulator.bodies import BodyReader
 from emulator.config import Settings
 from emulator.headers import BASE_HEADERS, SERVICE_TIER_HEADER
+from emulator.incoming import Incoming
 from emulator.journal import Record
 from emulator.routes import DEVELOPER, SERVED_METHODS, Target
+from emulator.sending import Body, Stream
 from engines.base import DROP, TRUNCATE, Chunk, Embedder, Engine, GenerateRequest, MethodAnswerer, ModelServer, pick
 
 _MESSAGE_FOR = {
@@ -54,11 +56,12 @@ class Context:
         self.settings = settings
         self.engine = engine
         self.catalogue = catalogue.load()
+        self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
 
 
 def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:
     # The content type is set verbatim: Starlette would append "; charset=utf-8" to text/event-stream.
-    return Response(content, status_code=status, headers=headers | {"content-type": content_type})
+    return Body(content, status, headers | {"content-type": content_type})
 
 
 def json_response(body: Any, status: int = 200, extra: dict[str, str] | None = None) -> Response:
@@ -75,45 +78,33 @@ def error_response(error: errors.ApiError, stream_mode: str = "") -> Response:
     return _response(printers.pretty(error.envelope()), error.code, media, headers)
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The body, refused early (by Content-Length, or as soon as it grows past the limit)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise errors.payload_too_large(limit)
-    chunks: list[bytes] = []
-    size = 0
-    async for piece in request.stream():
-        size += len(piece)
-        if size > limit:
-            raise errors.payload_too_large(limit)
-        chunks.append(piece)
-    return b"".join(chunks)
-
-
 def stream_mode(query: Mapping[str, str], target: Target) -> str:
     if target.method != "streamGenerateContent":
         return ""
     return "sse" if query.get("alt") == "sse" else "array"
 
 
-async def call(ctx: Context, request: Request, target: Target, record: Record) -> Response:
+async def call(ctx: Context, request: Incoming, target: Target, record: Record) -> Response:
     """POST {model}:{method}; `record` is this request's journal record, filled in as facts are known."""
-    query = request.query_params
+    query = request.query
     mode = stream_mode(query, target)
     record.rpc, record.model = target.method, target.model.removeprefix("models/")
     try:
         credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
         record.namespace = auth.namespace_of(request.headers, credential)
-        raw = await read_body(request, ctx.settings.max_body_bytes)
+        raw = await ctx.bodies.read(request.receive, request.headers)
         try:
             body = validate.parse_body(raw)
         except errors.ApiError:
             record.body = raw.decode("utf-8", "replace")  # journal what was sent, even when it is not JSON
             raise
         record.body = body
-        probe = _probe(target, body, record.namespace, stream=bool(mode))
+
+        def probe() -> GenerateRequest:  # built only when an engine capability is asked
+            return _probe(target, body, record.namespace, stream=bool(mode))
+
         if target.method not in SERVED_METHODS:  # only an engine that holds the answer serves these
-            answered = _engine_answer(ctx, probe, record)
+            answered = _engine_answer(ctx, probe(), record)
             if answered is None:
                 raise errors.not_implemented(f"the {target.method} method")
             return json_response(answered)
@@ -122,7 +113,7 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
         model, refused = _resolve(ctx, target, probe)
         int_enums = enums.wants_int_enums(query.get("$alt", ""))
         if target.method == "countTokens" or target.method in EMBEDDING_METHODS:
-            answered = _engine_answer(ctx, dataclasses.replace(probe, model=model), record)
+            answered = _engine_answer(ctx, dataclasses.replace(probe(), model=model), record)
             if answered is not None:
                 return json_response(answered)
             if refused is not None:  # the engine vouched for the model but has no answer after all
@@ -160,7 +151,7 @@ async def call(ctx: Context, request: Request, target: Target, record: Record) -
     frame = framing.sse if mode == "sse" else framing.json_array
     media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
     headers = BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
-    return StreamingResponse(framing.guard(frame(first, chunks), cut), headers=headers)
+    return Stream(framing.guard(frame(first, chunks), cut), headers)
 
 
 def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:
@@ -171,7 +162,7 @@ def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, 
     if chunk.fault == DROP:
         cut = framing.Cut(at_byte=chunk.fault_at_byte or 0)
         headers = BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}
-        return StreamingResponse(framing.guard(_once(bytes(response.body)), cut), headers=headers)
+        return Stream(framing.guard(_once(bytes(response.body)), cut), headers)
     return response
 
 
@@ -206,7 +197,7 @@ def _probe(target: Target, body: dict[str, Any], namespace: str, stream: bool) -
     )
 
 
-def _resolve(ctx: Context, target: Target, probe: GenerateRequest) -> tuple[str, errors.ApiError | None]:
+def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest]) -> tuple[str, errors.ApiError | None]:
     """The catalogue id serving the call, and None; or, for a model the catalogue refuses but the engine
     serves (ModelServer), the model as written and the catalogue's refusal."""
     try:
@@ -215,8 +206,8 @@ def _resolve(ctx: Context, target: Target, probe: GenerateRequest) -> tuple[str,
         )
         return model, None
     except errors.ApiError as refusal:
-        if isinstance(ctx.engine, ModelServer) and ctx.engine.serves_model(probe):
-            return probe.model, refusal
+        if isinstance(ctx.engine, ModelServer) and ctx.engine.serves_model(asked := probe()):
+            return asked.model, refusal
         raise
 
 
@@ -375,9 +366,9 @@ async def _built(
         yield body if chunk.raw is not None else _encode(body, target, int_enums)
 
 
-async def get_model(ctx: Context, request: Request, target: Target) -> Response:
+async def get_model(ctx: Context, request: Incoming, target: Target) -> Response:
     try:
-        auth.authenticate(target, request.headers, request.query_params, ctx.settings.api_key)
+        auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
         if target.backend != DEVELOPER:
             model = ctx.catalogue.get(target.model, target.version)
             return json_response({"name": "publishers/google/models/" + model["name"].removeprefix("models/")})
@@ -386,14 +377,14 @@ async def get_model(ctx: Context, request: Request, target: Target) -> Response:
         return error_response(error)
 
 
-async def list_models(ctx: Context, request: Request, target: Target) -> Response:
+async def list_models(ctx: Context, request: Incoming, target: Target) -> Response:
     try:
-        auth.authenticate(target, request.headers, request.query_params, ctx.settings.api_key)
+        auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
         models = ctx.catalogue.listing()
         if target.backend != DEVELOPER:
             return json_response(responses.vertex_model_list(models))
-        size_text = request.query_params.get("pageSize", "")
-        token = request.query_params.get("pageToken", "")
+        size_text = request.query.get("pageSize", "")
+        token = request.query.get("pageToken", "")
         if size_text and not size_text.lstrip("-").isdigit():
             raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
         size = int(size_text) if size_text else _PAGE_DEFAULT

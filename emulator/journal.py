@@ -38,22 +38,40 @@ SECRET_QUERY = frozenset({"key", "access_token"})
 MAX_RESPONSE_TEXT = 1 << 20  # a journaled response body keeps its first MiB
 
 
-def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {_shared(k): (REDACTED if k.lower() in SECRET_HEADERS else _shared(v)) for k, v in headers.items()}
+RawHeaders = list[tuple[bytes, bytes]]
+_SECRET_NAMES = frozenset(name.encode() for name in SECRET_HEADERS)
+_HEADER_SETS: dict[tuple[tuple[bytes, bytes], ...], dict[str, str]] = {}
+_HEADER_SETS_MAX = 1024
 
 
-_SHARED: dict[str, str] = {}
-_SHARED_MAX = 4096
-
-
-def _shared(text: str) -> str:
-    """One copy of each header name and of values that repeat (user agents, content types, hosts) for the whole
-    journal, instead of one per record; a bounded table, so unique values cost nothing extra."""
-    known = _SHARED.get(text)
+def redact_headers(raw: RawHeaders) -> dict[str, str]:
+    """A request's headers as the journal keeps them (ASGI's lowercase names; a repeated name keeps its last
+    value), secrets replaced. Clients send the same header set again and again, so each distinct set is
+    redacted once and its one read-only dict shared by every record that carries it (a bounded table)."""
+    key = tuple(raw)
+    known = _HEADER_SETS.get(key)
     if known is not None:
         return known
-    if len(_SHARED) < _SHARED_MAX and len(text) <= 256:
-        _SHARED[text] = text
+    redacted = {_shared(k): REDACTED if k in _SECRET_NAMES else _shared(v) for k, v in raw}
+    if len(_HEADER_SETS) >= _HEADER_SETS_MAX:
+        _HEADER_SETS.clear()
+    _HEADER_SETS[key] = redacted
+    return redacted
+
+
+_STRINGS: dict[bytes, str] = {}
+_STRINGS_MAX = 4096
+
+
+def _shared(raw: bytes) -> str:
+    """One decoded copy of each header name and of values that repeat (user agents, content types, hosts) for
+    the whole journal, instead of one per record; a bounded table, so unique values cost nothing extra."""
+    known = _STRINGS.get(raw)
+    if known is not None:
+        return known
+    text = raw.decode("latin-1")
+    if len(_STRINGS) < _STRINGS_MAX and len(raw) <= 256:
+        _STRINGS[raw] = text
     return text
 
 
@@ -147,7 +165,8 @@ class Journal:
         self._next_id = 1
         self._lock = threading.Lock()
 
-    def begin(self, method: str, path: str, query: Mapping[str, str], headers: Mapping[str, str]) -> Record:
+    def begin(self, method: str, path: str, query: Mapping[str, str], headers: RawHeaders) -> Record:
+        """A new record for a request (`headers`: the ASGI scope's raw list), appended; the oldest evicted."""
         record = Record(method, path, redact_query(query), redact_headers(headers))
         with self._lock:
             record.id = self._next_id

@@ -75,30 +75,31 @@ class Usage:
         return self.prompt_text + self.prompt_media
 
     def developer(self) -> dict[str, Any]:
-        return _ordered(
-            {
-                "promptTokenCount": self.prompt,
-                "candidatesTokenCount": self.candidates,
-                "totalTokenCount": self.prompt + self.candidates,
-                "promptTokensDetails": tokens.modality_details(self.prompt_text, self.prompt_media),
-                "serviceTier": SERVICE_TIER,
-            },
-            DEVELOPER_USAGE_ORDER,
-        )
+        """Developer API usageMetadata, in DEVELOPER_USAGE_ORDER; zero counts omitted (as `_ordered` does)."""
+        out: dict[str, Any] = self._counts()
+        out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
+        out["serviceTier"] = SERVICE_TIER
+        return out
 
     def vertex(self) -> dict[str, Any]:
-        details = [{"modality": "TEXT", "tokenCount": self.candidates}] if self.candidates else None
-        return _ordered(
-            {
-                "promptTokenCount": self.prompt,
-                "candidatesTokenCount": self.candidates,
-                "totalTokenCount": self.prompt + self.candidates,
-                "trafficType": TRAFFIC_TYPE,
-                "promptTokensDetails": tokens.modality_details(self.prompt_text, self.prompt_media),
-                "candidatesTokensDetails": details,
-            },
-            VERTEX_USAGE_ORDER,
-        )
+        """Vertex usageMetadata, in VERTEX_USAGE_ORDER; zero counts omitted."""
+        out: dict[str, Any] = self._counts()
+        out["trafficType"] = TRAFFIC_TYPE
+        out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
+        if self.candidates:
+            out["candidatesTokensDetails"] = [{"modality": "TEXT", "tokenCount": self.candidates}]
+        return out
+
+    def _counts(self) -> dict[str, Any]:
+        prompt, candidates = self.prompt_text + self.prompt_media, self.candidates
+        out: dict[str, Any] = {}
+        if prompt:
+            out["promptTokenCount"] = prompt
+        if candidates:
+            out["candidatesTokenCount"] = candidates
+        if prompt + candidates:
+            out["totalTokenCount"] = prompt + candidates
+        return out
 
 
 @dataclass

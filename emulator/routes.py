@@ -108,8 +108,26 @@ _GET_RULES: list[tuple[re.Pattern[str], str, str]] = [
 ]
 
 
+_MATCHED: dict[tuple[str, str], Target | None] = {}
+_MATCHED_MAX = 4096
+
+
 def match(http_method: str, path: str) -> Target | None:
-    """The target of a request, or None when production would not route it."""
+    """The target of a request, or None when production would not route it. Clients call the same few URLs
+    over and over: each answer is kept (a bounded table; a Target is immutable)."""
+    key = (http_method, path)
+    try:
+        return _MATCHED[key]
+    except KeyError:
+        pass
+    target = _match(http_method, path)
+    if len(_MATCHED) >= _MATCHED_MAX:
+        _MATCHED.clear()
+    _MATCHED[key] = target
+    return target
+
+
+def _match(http_method: str, path: str) -> Target | None:
     if http_method == "POST":
         for pattern, backend, family in _POST_RULES:
             m = pattern.match(path)

@@ -19,6 +19,7 @@ import orjson
 _PIECES = re.compile(r"\w{1,6}|[^\w\s]")
 MEDIA_TOKENS = 258
 MEDIA_KEYS = ("inlineData", "inline_data", "fileData", "file_data")
+_MEDIA = frozenset(MEDIA_KEYS)
 
 
 def count_text(text: str) -> int:
@@ -57,7 +58,7 @@ def count_parts(parts: Iterable[dict[str, Any]]) -> tuple[int, int]:
     for part in parts:
         if not isinstance(part, dict):
             continue
-        if any(k in part for k in MEDIA_KEYS):
+        if not _MEDIA.isdisjoint(part):
             media += MEDIA_TOKENS
         else:
             text += count_text(_part_text(part))

@@ -123,19 +123,24 @@ class _Walker:
             if spec is None:
                 self.violations.append(errors.unknown_name(key, path))
                 continue
-            sub = f"{path}.{spec.proto}" if path else spec.proto
             if item is None:
                 continue
+            kind = spec.kind
             if spec.repeated:
+                sub = f"{path}.{spec.proto}" if path else spec.proto
                 if not isinstance(item, list):
                     self.violations.append(errors.invalid_value(sub, self._type_name(spec), _show(item)))
                     continue
                 for i, element in enumerate(item):
+                    if kind in _PLAIN and _scalar_ok(kind, element, None):  # the common case, no path built
+                        continue
                     self.value(element, spec, f"{sub}[{i}]", depth)
-            elif isinstance(item, list) and spec.kind not in ("value",):
+            elif isinstance(item, list) and kind != "value":
                 self.violations.append(errors.not_repeating(key, path))
+            elif kind in _PLAIN and _scalar_ok(kind, item, None):
+                continue
             else:
-                self.value(item, spec, sub, depth)
+                self.value(item, spec, f"{path}.{spec.proto}" if path else spec.proto, depth)
 
     def value(self, item: Any, spec: FieldSpec, path: str, depth: int) -> None:
         kind = spec.kind
@@ -170,6 +175,9 @@ class _Walker:
         if spec.kind in _SCALARS:
             return _SCALARS[spec.kind]
         return self.type_prefix + spec.type
+
+
+_PLAIN = frozenset({"string", "bytes", "duration", "timestamp", "bool", "int32", "int64", "uint32", "float", "double"})
 
 
 def _scalar_ok(kind: str, item: Any, enum_values: frozenset[str] | None) -> bool:

@@ -27,12 +27,15 @@ THINKING_BASE = 24
 
 
 def _config(request: GenerateRequest, camel: str) -> Any:
-    return pick(request.generation_config, camel)
+    config = request.generation_config
+    return pick(config, camel) if config else None
 
 
 def _structured(request: GenerateRequest, seed: str) -> str | None:
     """The answer text for JSON or enum output, or None for plain text."""
     mime = str(_config(request, "responseMimeType") or "")
+    if mime not in ("application/json", "text/x.enum"):
+        return None
     json_schema = _config(request, "responseJsonSchema")
     schema = json_schema if json_schema is not None else _config(request, "responseSchema")
     hints = [w for w in request.last_user_text().split() if len(w) > 3][:5]

@@ -33,7 +33,7 @@ _PARAGRAPHS = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+|long\s+)?paragraphs?\b",
 _SENTENCES = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+)?sentences?\b", re.I)
 _ITEMS = re.compile(rf"\b(?:list|name|give)\b[^.?!]*?\b{_COUNT}\b", re.I)
 _ONE_WORD = re.compile(r"\b(?:one|single|1)[\s-]word\b", re.I)
-_LONG_FORM = re.compile(r"essay|story|article|explain in detail")
+_LONG_FORM = ("essay", "story", "article", "explain in detail")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 _STOP = frozenset(
     "the and for are but not you your with this that from what which who whom how why when where "
@@ -95,10 +95,15 @@ class Rng:
 
 
 def _topic(prompt: str) -> str:
-    words = [w.lower() for w in _WORD.findall(prompt) if w.lower() not in _STOP]
-    if not words:
-        return "this"
-    return " ".join(dict.fromkeys(words[:3]))
+    """The prompt's first three words that are not stop words (repeats dropped), or "this"."""
+    words: list[str] = []
+    for match in _WORD.finditer(prompt):  # stops early: a long prompt is not read to its end
+        word = match.group().lower()
+        if word not in _STOP:
+            words.append(word)
+            if len(words) == 3:
+                break
+    return " ".join(dict.fromkeys(words)) if words else "this"
 
 
 def _count(match: re.Match[str] | None, default: int) -> int:
@@ -129,7 +134,7 @@ def compose(prompt: str, seed: str) -> str:
         lines = [f"{i + 1}. {s}" for i, s in enumerate(_sentences(rng, topic, n))]
         return rng.choice(_OPENERS).format(t=topic) + "\n\n" + "\n".join(lines)
     paragraphs = _PARAGRAPHS.search(prompt) if "paragraph" in low else None
-    if paragraphs or _LONG_FORM.search(low):
+    if paragraphs or any(word in low for word in _LONG_FORM):
         n = _count(paragraphs, 3)
         return "\n\n".join(" ".join(_sentences(rng, topic, rng.randint(3, 5))) for _ in range(n))
     sentences = _SENTENCES.search(prompt) if "sentence" in low else None

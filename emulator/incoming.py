@@ -1,0 +1,58 @@
+"""An API request as the handlers read it: its headers and query as plain dicts, decoded once.
+
+Starlette's `Request` decodes a header on every look-up and parses the query on first use; the handlers look up
+a handful of headers per call, so one small dict per request is cheaper. Clients repeat the same header sets
+and URLs, so both are kept in bounded tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from starlette.types import Receive, Scope
+
+_MAX = 1024
+_HEADERS: dict[tuple[tuple[bytes, bytes], ...], dict[str, str]] = {}
+_QUERIES: dict[bytes, dict[str, str]] = {b"": {}}
+
+
+@dataclass(slots=True)
+class Incoming:
+    """One request: `headers` keeps the first value of a repeated name (as Starlette's `Headers.get`), `query`
+    the last (as its `QueryParams`). Both are shared between requests: read them, never change them."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    query: dict[str, str]
+    receive: Receive
+
+    @classmethod
+    def of(cls, scope: Scope, receive: Receive) -> Incoming:
+        headers, query = headers_of(scope["headers"]), query_of(scope["query_string"])
+        return cls(scope["method"], scope["path"], headers, query, receive)
+
+
+def headers_of(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    key = tuple(raw)
+    known = _HEADERS.get(key)
+    if known is None:
+        known = {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(raw)}
+        _remember(_HEADERS, key, known)
+    return known
+
+
+def query_of(query_string: bytes) -> dict[str, str]:
+    known = _QUERIES.get(query_string)
+    if known is None:
+        known = dict(parse_qsl(query_string.decode("latin-1"), keep_blank_values=True))
+        _remember(_QUERIES, query_string, known)
+    return known
+
+
+def _remember(table: dict, key: object, value: dict[str, str]) -> None:  # type: ignore[type-arg]
+    if len(table) >= _MAX:
+        table.clear()
+        _QUERIES[b""] = {}
+    table[key] = value
