@@ -69,12 +69,12 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     journal = Journal(settings.journal_cap)
     admin = Admin(settings, store, journal, engine.name)
 
-    async def dispatch(request: Request) -> Response:
-        path = request.scope["path"]
+    async def dispatch(scope: Scope, receive: Receive) -> Response:
+        path = scope["path"]
         if path.startswith(PREFIX):
-            return await admin.dispatch(request, path)
-        incoming = Incoming.of(request.scope, request.receive)
-        record = journal.begin(incoming.method, path, incoming.query, request.scope["headers"])
+            return await admin.dispatch(Request(scope, receive), path)
+        incoming = Incoming.of(scope, receive)
+        record = journal.begin(incoming.method, path, incoming.query, scope["headers"])
         target = routes.match(incoming.method, path)
         try:
             if target is None:
@@ -102,7 +102,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         if scope["type"] != "http":  # a WebSocket upgrade: nothing here speaks it
             await WebSocketClose()(scope, receive, send)
             return
-        response = await dispatch(Request(scope, receive))
+        response = await dispatch(scope, receive)
         await response(scope, receive, send)
 
     app = Starlette()

@@ -47,8 +47,9 @@ class BodyReader:
             task.uncancel()
             raise errors.body_timeout(self.timeout_s) from None
         finally:
-            self._reading.pop(task, None)
-            self._late.discard(task)
+            del self._reading[task]
+            if self._late:
+                self._late.discard(task)
 
     async def _receive_all(self, receive: Receive) -> bytes:
         chunks: list[bytes] = []

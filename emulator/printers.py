@@ -64,8 +64,25 @@ def _doubles(obj: Any) -> Any:
 _WALKED = (float, dict, list)
 
 
+def _holds_float(obj: Any) -> bool:
+    """Whether any float occurs in `obj`: one loop over an explicit stack (answers rarely hold one)."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        for value in item.values() if type(item) is dict else item:
+            kind = type(value)
+            if kind is float:
+                return True
+            if kind is dict or kind is list:
+                stack.append(value)
+    return False
+
+
 def _dumps(obj: Any) -> bytes:
-    return orjson.dumps(_doubles(obj), option=_OPTIONS)
+    kind = type(obj)
+    if kind is float or ((kind is dict or kind is list) and _holds_float(obj)):
+        obj = _doubles(obj)
+    return orjson.dumps(obj, option=_OPTIONS)
 
 
 def indented(obj: Any) -> bytes:

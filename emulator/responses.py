@@ -204,7 +204,6 @@ VERTEX_USAGE_ORDER = (
     "toolUsePromptTokenCount",
     "thoughtsTokenCount",
 )
-_ADDED_TO_TOTAL = ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount")
 
 
 def _override(usage: dict[str, Any], given: dict[str, Any] | None, order: tuple[str, ...]) -> dict[str, Any]:
@@ -214,15 +213,31 @@ def _override(usage: dict[str, Any], given: dict[str, Any] | None, order: tuple[
         return usage
     merged = usage | given
     if "totalTokenCount" not in given:
-        merged["totalTokenCount"] = sum(int(merged.get(k) or 0) for k in _ADDED_TO_TOTAL)
+        get = merged.get
+        merged["totalTokenCount"] = (
+            int(get("promptTokenCount") or 0)
+            + int(get("candidatesTokenCount") or 0)
+            + int(get("thoughtsTokenCount") or 0)
+            + int(get("toolUsePromptTokenCount") or 0)
+        )
     return _ordered(merged, order)
+
+
+_ORDER_KEYS: dict[tuple[str, ...], frozenset[str]] = {}
 
 
 def _ordered(values: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
     """`values` in production's key order, unknown keys last; zero counts and absent values omitted, as
     proto3 JSON omits them (wire-facts §6: no candidatesTokenCount before any candidate token)."""
-    known = {k: values[k] for k in order if values.get(k) not in (None, 0)}
-    return known | {k: v for k, v in values.items() if k not in known and k not in order}
+    known = {}
+    for key in order:
+        value = values.get(key)
+        if value is not None and value != 0:
+            known[key] = value
+    keys = _ORDER_KEYS.get(order) or _ORDER_KEYS.setdefault(order, frozenset(order))
+    if values.keys() - keys:  # keys production's order does not name (rare): last, as given
+        known |= {k: v for k, v in values.items() if k not in keys}
+    return known
 
 
 def count_tokens(backend: str, usage: Usage) -> dict[str, Any]:

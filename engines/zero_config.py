@@ -88,7 +88,12 @@ class Rng:
         return x % n
 
     def choice(self, items: Sequence[T]) -> T:
-        return items[self.below(len(items))]
+        x = self.state  # `below`, inlined: the answer text calls this a few times per request
+        x ^= (x << 13) & _MASK
+        x ^= x >> 7
+        x ^= (x << 17) & _MASK
+        self.state = x
+        return items[x % len(items)]
 
     def randint(self, low: int, high: int) -> int:
         return low + self.below(high - low + 1)
@@ -114,8 +119,8 @@ def _count(match: re.Match[str] | None, default: int) -> int:
 
 
 def _sentences(rng: Rng, topic: str, n: int) -> list[str]:
-    picks = [rng.choice(_SENTENCE_TEMPLATES) for _ in range(n)]
-    return [s.format(t=topic, T=topic[:1].upper() + topic[1:]) for s in picks]
+    capitalised = topic[:1].upper() + topic[1:]
+    return [rng.choice(_SENTENCE_TEMPLATES).format(t=topic, T=capitalised) for _ in range(n)]
 
 
 def compose(prompt: str, seed: str) -> str:
