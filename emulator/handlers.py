@@ -47,6 +47,7 @@ EMBEDDING_METHODS = frozenset({"embedContent", "batchEmbedContents", "predict"})
 # Response headers an engine's answer may decide (Chunk.headers); the wire keeps the rest (content type, framing).
 ENGINE_HEADERS = (SERVICE_TIER_HEADER,)
 _PAGE_DEFAULT, _PAGE_MAX = 50, 1000
+_DEVELOPER_EXTRA = {SERVICE_TIER_HEADER: responses.SERVICE_TIER}  # Developer API answers add this header
 
 
 class Context:
@@ -129,7 +130,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         schema_rules.check(body)
         tool_rules.check(body)
         builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
-        extra = {SERVICE_TIER_HEADER: responses.SERVICE_TIER} if target.backend == DEVELOPER else {}
+        extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER else {}  # a stream's first chunk may change it
         answer = ctx.engine.generate(gen)
         if not mode:
             try:
@@ -299,10 +300,12 @@ async def _collect(chunks: AsyncIterator[Chunk]) -> list[Chunk]:
     async for chunk in chunks:
         if chunk.raw is not None:
             raws.append(chunk.raw)
-        target = merged.setdefault(chunk.index, Chunk(index=chunk.index))
+        target = merged.get(chunk.index)
+        if target is None:
+            target = merged[chunk.index] = Chunk(index=chunk.index)
         for part in chunk.parts:
             last = target.parts[-1] if target.parts else None
-            if last is not None and set(last) == {"text"} and set(part) == {"text"}:
+            if last is not None and len(last) == 1 and len(part) == 1 and "text" in last and "text" in part:
                 target.parts[-1] = {"text": last["text"] + part["text"]}
             else:
                 target.parts.append(dict(part))

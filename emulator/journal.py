@@ -75,7 +75,12 @@ def _shared(raw: bytes) -> str:
     return text
 
 
+_NO_QUERY: dict[str, str] = {}  # shared by every record without a query (records never change it)
+
+
 def redact_query(query: Mapping[str, str]) -> dict[str, str]:
+    if not query:
+        return _NO_QUERY
     return {k: (REDACTED if k in SECRET_QUERY else v) for k, v in query.items()}
 
 

@@ -36,7 +36,14 @@ VERTEX_MISSING_SIGNATURE = (
 
 def check(model: str, thinking: bool, body: dict[str, Any], backend: str) -> None:
     """Raise production's 400 when `body` asks `model` for something it refuses."""
-    config = pick(body, "generationConfig") or {}
+    config = pick(body, "generationConfig")
+    if config:
+        _check_config(model, thinking, config)
+    if model.startswith("gemini-3"):
+        _check_signatures(body.get("contents") or [], backend)
+
+
+def _check_config(model: str, thinking: bool, config: Any) -> None:
     thinking_config = pick(config, "thinkingConfig") or {}
     pro = "-pro" in model
     if thinking and pro and pick(thinking_config, "thinkingBudget") == 0:
@@ -51,8 +58,6 @@ def check(model: str, thinking: bool, body: dict[str, Any], backend: str) -> Non
         ]
         if any(isinstance(p, int | float) and p != 0 for p in penalties):
             raise errors.invalid_argument(PENALTY.format(model=model))
-    if model.startswith("gemini-3"):
-        _check_signatures(body.get("contents") or [], backend)
 
 
 def _check_signatures(contents: list[Any], backend: str) -> None:

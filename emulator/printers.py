@@ -64,7 +64,14 @@ def _doubles(obj: Any) -> Any:
 _WALKED = (float, dict, list)
 
 
-def _holds_float(obj: Any) -> bool:
+class FloatFree(dict):  # type: ignore[type-arg]
+    """A dict its maker knows holds no float anywhere: printed without searching it for one (orjson prints a dict
+    subclass as a dict). Response bodies are built as these when the engine's parts hold no float."""
+
+    __slots__ = ()
+
+
+def holds_float(obj: Any) -> bool:
     """Whether any float occurs in `obj`: one loop over an explicit stack (answers rarely hold one)."""
     stack = [obj]
     while stack:
@@ -80,7 +87,7 @@ def _holds_float(obj: Any) -> bool:
 
 def _dumps(obj: Any) -> bytes:
     kind = type(obj)
-    if kind is float or ((kind is dict or kind is list) and _holds_float(obj)):
+    if kind is float or ((kind is dict or kind is list) and holds_float(obj)):
         obj = _doubles(obj)
     return orjson.dumps(obj, option=_OPTIONS)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from emulator import tokens
+from emulator import printers, tokens
 from emulator.routes import VERTEX
 from engines.base import Chunk
 
@@ -127,12 +127,14 @@ class ResponseBuilder:
             return chunk.raw
         vertex = self.backend == VERTEX
         candidates = []
+        engine_data: list[Any] = []  # what the engine gave: the only place a float can come from
         for one in [chunk, *(siblings or [])]:
             ordered = [order_part(p) for p in one.parts]
             # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
             self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
             candidates.append(self._candidate(one, ordered, vertex))
-        body: dict[str, Any] = {}
+            engine_data += (ordered, one.safety_ratings, one.grounding, one.usage)
+        body: dict[str, Any] = {} if printers.holds_float(engine_data) else printers.FloatFree()
         if chunk.block_reason is None:
             body["candidates"] = candidates
         else:

@@ -46,8 +46,10 @@ def _walk(schema: Any, path: str, quoted: bool, problems: list[str], depth: int 
 
 def check(body: dict[str, Any]) -> None:
     """Raise production's 400 listing every schema problem of the request."""
-    problems: list[str] = []
     config = body.get("generationConfig") or body.get("generation_config") or {}
+    if not config and not body.get("tools"):  # nothing here holds a schema
+        return
+    problems: list[str] = []
     schema = config.get("responseSchema", config.get("response_schema")) if isinstance(config, dict) else None
     _walk(schema, "generation_config.response_schema", True, problems)
     for t, tool in enumerate(body.get("tools") or []):

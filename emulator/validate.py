@@ -108,9 +108,13 @@ def nested_too_deeply(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
 class _Walker:
     def __init__(self, backend: str, version: str) -> None:
         self.schema = schema()
-        package = "google.cloud.aiplatform" if backend == VERTEX else "google.ai.generativelanguage"
-        self.type_prefix = f"type.googleapis.com/{package}.{version}."
+        self.backend, self.version = backend, version
         self.violations: list[tuple[str | None, str]] = []
+
+    @property
+    def type_prefix(self) -> str:  # only a violation's message needs it
+        package = "google.cloud.aiplatform" if self.backend == VERTEX else "google.ai.generativelanguage"
+        return f"type.googleapis.com/{package}.{self.version}."
 
     def message(self, value: dict[str, Any], name: str, path: str, depth: int) -> None:
         if depth > MAX_DEPTH:

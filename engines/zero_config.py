@@ -33,7 +33,6 @@ _PARAGRAPHS = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+|long\s+)?paragraphs?\b",
 _SENTENCES = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+)?sentences?\b", re.I)
 _ITEMS = re.compile(rf"\b(?:list|name|give)\b[^.?!]*?\b{_COUNT}\b", re.I)
 _ONE_WORD = re.compile(r"\b(?:one|single|1)[\s-]word\b", re.I)
-_LONG_FORM = ("essay", "story", "article", "explain in detail")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 _STOP = frozenset(
     "the and for are but not you your with this that from what which who whom how why when where "
@@ -120,7 +119,8 @@ def _count(match: re.Match[str] | None, default: int) -> int:
 
 def _sentences(rng: Rng, topic: str, n: int) -> list[str]:
     capitalised = topic[:1].upper() + topic[1:]
-    return [rng.choice(_SENTENCE_TEMPLATES).format(t=topic, T=capitalised) for _ in range(n)]
+    # str.replace, not str.format: no format string to parse on every call (a topic never holds a brace)
+    return [rng.choice(_SENTENCE_TEMPLATES).replace("{t}", topic).replace("{T}", capitalised) for _ in range(n)]
 
 
 def compose(prompt: str, seed: str) -> str:
@@ -131,15 +131,15 @@ def compose(prompt: str, seed: str) -> str:
     # Cheap substring tests guard each pattern: most prompts need none of the regular expressions.
     if "word" in low and _ONE_WORD.search(prompt):
         return rng.choice(_ONE_WORDS)
-    if "hello" in low.split() or low.startswith(("hi", "hello", "say hello")):
+    if ("hello" in low and "hello" in low.split()) or low.startswith(("hi", "hello", "say hello")):
         return f"Hello! {rng.choice(('How can I help you today?', 'Nice to meet you.', 'What can I do for you?'))}"
     items = _ITEMS.search(prompt) if ("list" in low or "name" in low or "give" in low) else None
     if items:
         n = _count(items, 3)
         lines = [f"{i + 1}. {s}" for i, s in enumerate(_sentences(rng, topic, n))]
-        return rng.choice(_OPENERS).format(t=topic) + "\n\n" + "\n".join(lines)
+        return rng.choice(_OPENERS).replace("{t}", topic) + "\n\n" + "\n".join(lines)
     paragraphs = _PARAGRAPHS.search(prompt) if "paragraph" in low else None
-    if paragraphs or any(word in low for word in _LONG_FORM):
+    if paragraphs or "essay" in low or "story" in low or "article" in low or "explain in detail" in low:
         n = _count(paragraphs, 3)
         return "\n\n".join(" ".join(_sentences(rng, topic, rng.randint(3, 5))) for _ in range(n))
     sentences = _SENTENCES.search(prompt) if "sentence" in low else None
@@ -148,7 +148,7 @@ def compose(prompt: str, seed: str) -> str:
     # A one-line question gets a sentence or two; a longer prompt a little more.
     extra = min(len(prompt) // 200, 4)
     body = _sentences(rng, topic, 1 + rng.randint(0, 1) + extra)
-    return " ".join([rng.choice(_OPENERS).format(t=topic), *body])
+    return " ".join([rng.choice(_OPENERS).replace("{t}", topic), *body])
 
 
 def split_for_stream(text: str, pieces: int = 4) -> list[str]:

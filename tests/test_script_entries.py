@@ -523,3 +523,18 @@ def test_vertex_streamed_and_finish_details(vertex: tuple[genai.Client, httpx.Cl
     response = client.models.generate_content(model=GEMINI_3, contents="x")
     assert [(c.name, c.args) for c in response.function_calls] == [("f", {"x": 1})]
     assert response.candidates[0].finish_message == FUNCTION_CALL_MESSAGE
+
+
+def test_floats_in_engine_data_are_printed_as_production_spells_doubles(gemini_shared: Gemini, wire: httpx.Client):
+    """Args, safety ratings and usage from a script carry floats: every one is spelled like protobuf's SimpleDtoa
+    (1.0 as `1`, 1e-05 as `1e-05`, 0.1 + 0.2 with 17 digits) in unary bodies and SSE events alike."""
+    args = {"x": 1.0, "small": 1e-05, "sum": 0.1 + 0.2, "nested": [{"deep": [2.5, "a", 3.0]}]}
+    spelled = b'"x": 1,"small": 1e-05,"sum": 0.30000000000000004,"nested": [{"deep": [2.5,"a",3]}]'
+    entry = {"functionCall": {"name": "f", "args": args, "id": "c1"}}
+    gemini_shared.script(entry)
+    unary = wire.post(url(), json=BODY).content
+    assert b'"x": 1,\n' in unary and b'"small": 1e-05,' in unary and b'"sum": 0.30000000000000004,' in unary
+    assert b"1.0" not in unary and b"3.0" not in unary
+    gemini_shared.script(entry)
+    events = wire.post(url(method="streamGenerateContent", sse=True), json=BODY).content
+    assert spelled in events
