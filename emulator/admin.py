@@ -16,7 +16,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator import __version__, auth, errors, inspector, printers, validate
+from emulator import __version__, auth, errors, gemini_openapi, inspector, printers, validate
 from emulator.admin_auth import ADMIN_TOKEN_HEADER, AdminGuard
 from emulator.config import Settings
 from emulator.journal import Journal
@@ -70,6 +70,7 @@ class Admin:
             ("GET", "/version"): self.version,
             ("GET", "/config"): self.config,
             ("GET", "/openapi.json"): self.openapi,
+            ("GET", "/gemini-openapi.json"): self.gemini_openapi,
             ("GET", "/inspector"): self.inspector,
             ("GET", "/namespaces"): self.namespaces,
             ("GET", "/script"): self.list_script,
@@ -109,6 +110,9 @@ class Admin:
 
     async def openapi(self, request: Request) -> Response:
         return Response(OPENAPI_BYTES, media_type="application/json")
+
+    async def gemini_openapi(self, request: Request) -> Response:
+        return Response(gemini_openapi.document_bytes(), media_type="application/json")
 
     async def inspector(self, request: Request) -> Response:
         return inspector.page()
@@ -198,7 +202,7 @@ class Admin:
         query = request.query_params
         name = query.get("namespace") or auth.caller_namespace(request.headers, query) or None
         since_text = query.get("since", "0")
-        if not since_text.isdigit():
+        if not (since_text.isascii() and since_text.isdigit()):  # "²".isdigit(), but int("²") fails
             raise errors.ApiError(400, "since: expected a record id (a whole number)")
         records = self.journal.query(name, query.get("model"), query.get("rpc"), int(since_text))
         return _json({"namespace": name, "evicted": self.journal.evicted, "records": [r.to_json() for r in records]})
@@ -226,6 +230,7 @@ OPENAPI: dict[str, Any] = {
         f"{PREFIX}/version": {"get": _op("Emulator version")},
         f"{PREFIX}/config": {"get": _op("Current settings (secrets redacted)")},
         f"{PREFIX}/openapi.json": {"get": _op("This OpenAPI 3.1 description of the admin API")},
+        f"{PREFIX}/gemini-openapi.json": {"get": _op("OpenAPI 3.1 description of the Gemini subset served")},
         f"{PREFIX}/inspector": {"get": _op("The inspector page (HTML): live requests, script entries, namespaces")},
         f"{PREFIX}/namespaces": {"get": _op("Namespaces in use with their journal records and pending entries")},
         f"{PREFIX}/script": {

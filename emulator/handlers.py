@@ -388,7 +388,7 @@ async def list_models(ctx: Context, request: Incoming, target: Target) -> Respon
             return json_response(responses.vertex_model_list(models))
         size_text = request.query.get("pageSize", "")
         token = request.query.get("pageToken", "")
-        if size_text and not size_text.lstrip("-").isdigit():
+        if size_text and not validate.INTEGER_TEXT.fullmatch(size_text):
             raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
         size = int(size_text) if size_text else _PAGE_DEFAULT
         size = _PAGE_DEFAULT if size <= 0 else min(size, _PAGE_MAX)

@@ -9,6 +9,7 @@ parser, both lowerCamelCase and snake_case names are accepted, and enums take na
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -39,6 +40,10 @@ _SCALARS = {
     "timestamp": "TYPE_STRING",
 }
 _FLOAT_WORDS = frozenset({"NaN", "Infinity", "-Infinity"})
+# Numbers written as strings, as proto3 JSON takes them: ASCII digits only (str.isdigit and float() would also take
+# "²", "١", "inf" or "1_0", which no JSON number spells).
+INTEGER_TEXT = re.compile(r"-?[0-9]+")
+_NUMBER_TEXT = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -196,20 +201,14 @@ def _scalar_ok(kind: str, item: Any, enum_values: frozenset[str] | None) -> bool
             return True
         if isinstance(item, float):
             return item.is_integer()
-        return isinstance(item, str) and item.strip().lstrip("-").isdigit()
+        return isinstance(item, str) and INTEGER_TEXT.fullmatch(item.strip()) is not None
     if kind in ("float", "double"):
         if isinstance(item, bool):
             return False
         if isinstance(item, int | float):
             return True
         if isinstance(item, str):
-            if item in _FLOAT_WORDS:
-                return True
-            try:
-                float(item)
-            except ValueError:
-                return False
-            return True
+            return item in _FLOAT_WORDS or _NUMBER_TEXT.fullmatch(item.strip()) is not None
         return False
     if kind == "enum":
         if isinstance(item, int) and not isinstance(item, bool):

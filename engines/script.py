@@ -256,9 +256,10 @@ def _check_answer(obj: dict[str, Any], index: int | None) -> None:
 
 
 def _check_modifiers(obj: dict[str, Any], index: int | None) -> None:
-    if "finishReason" in obj and obj["finishReason"] not in FINISH_REASONS:
+    # A list or an object is no reason either (and cannot be looked up in a set).
+    if "finishReason" in obj and not (isinstance(obj["finishReason"], str) and obj["finishReason"] in FINISH_REASONS):
         raise EntryError("finishReason", f"one of {', '.join(sorted(FINISH_REASONS))}", index)
-    if "blockReason" in obj and obj["blockReason"] not in BLOCK_REASONS:
+    if "blockReason" in obj and not (isinstance(obj["blockReason"], str) and obj["blockReason"] in BLOCK_REASONS):
         raise EntryError("blockReason", f"one of {', '.join(sorted(BLOCK_REASONS))}", index)
     for key in ("name", "finishMessage"):
         if key in obj and not isinstance(obj[key], str):

@@ -206,3 +206,23 @@ def test_integer_enums_for_gapic_clients(http: httpx.Client) -> None:
     assert body["usageMetadata"]["promptTokensDetails"][0]["modality"] == 1
     plain = http.post(GEN, headers=KEY, json=HELLO).json()
     assert plain["candidates"][0]["finishReason"] == "STOP"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("maxOutputTokens", "²"),
+        ("maxOutputTokens", "١٢"),
+        ("candidateCount", "--1"),
+        ("temperature", "inf"),
+        ("temperature", "1_0"),
+        ("topP", "٣"),
+    ],
+)
+def test_numbers_as_strings_take_ascii_digits_only(http: httpx.Client, field: str, value: str) -> None:
+    """proto3 JSON takes numbers written as strings ("128"), spelled as JSON spells numbers: Python's isdigit()
+    and float() would also take superscripts, other scripts' digits, "inf" and "1_0" (found by schemathesis)."""
+    body = {**HELLO, "generationConfig": {field: value}}
+    assert error_of(http.post(GEN, headers=KEY, json=body))["status"] == "INVALID_ARGUMENT"
+    good = {**HELLO, "generationConfig": {field: "0.5" if field in ("temperature", "topP") else "1"}}
+    assert http.post(GEN, headers=KEY, json=good).status_code == 200
