@@ -264,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     runtime.tune_gc()
     # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere.
     uvicorn.run(
-        app,
+        runtime.collect_when_idle(app),
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
