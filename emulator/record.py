@@ -31,6 +31,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from emulator import auth, routes
+from emulator.admin_auth import ADMIN_TOKEN_HEADER
 from emulator.captures import REQUEST_HEADERS, Capture, Request
 from emulator.importers import SECRET_PATTERN, exchange, recorded_date, scrub_query
 from emulator.journal import REDACTED, SECRET_HEADERS
@@ -39,7 +40,9 @@ from emulator.journal import REDACTED, SECRET_HEADERS
 _HOP = frozenset(
     {"host", "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "trailer", "proxy-connection"}
 )
-_NOT_FORWARDED = _HOP | {"content-length", "accept-encoding"}
+# The emulator's own headers are for the emulator: the admin token is a secret, and a namespace means nothing
+# upstream.
+_NOT_FORWARDED = _HOP | {"content-length", "accept-encoding", ADMIN_TOKEN_HEADER, auth.NAMESPACE_HEADER}
 _NOT_RETURNED = _HOP | {"content-length", "content-encoding"}
 
 

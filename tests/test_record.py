@@ -102,6 +102,23 @@ def test_sdk_call_is_relayed_and_recorded_without_the_key(recorder: Running, rou
     assert again.content == body
 
 
+def test_the_emulators_own_headers_are_not_forwarded(recorder: Running, router: respx.MockRouter) -> None:
+    """An admin token is a secret and a namespace means nothing upstream: neither leaves the emulator."""
+    route = router.post(url__startswith=UPSTREAM + MODEL_PATH).mock(
+        return_value=httpx.Response(200, headers={"content-type": "application/json; charset=UTF-8"}, content=b"{}")
+    )
+    own = {"x-emulator-admin-token": "admin-secret", "x-emulator-namespace": "ns"}
+    body = {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}
+    answer = httpx.post(
+        recorder.url + MODEL_PATH + ":generateContent", headers={"x-goog-api-key": KEY, **own}, json=body
+    )
+    assert answer.status_code == 200
+    sent = route.calls.last.request
+    assert sent.headers["x-goog-api-key"] == KEY and not set(own) & set(sent.headers)
+    for path in recorder.root.rglob("*"):
+        assert path.is_dir() or "admin-secret" not in path.read_text()
+
+
 def test_a_stream_is_relayed_as_it_arrives(recorder: Running, router: respx.MockRouter) -> None:
     """The upstream holds its second event until the client has the first: a buffering proxy would stall."""
     client_has_first = threading.Event()
