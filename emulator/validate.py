@@ -143,6 +143,9 @@ class _Walker:
                 for i, element in enumerate(item):
                     if kind in _PLAIN and _scalar_ok(kind, element, None):  # the common case, no path built
                         continue
+                    if kind == "message" and type(element) is dict:  # contents, parts: straight to the walk
+                        self.message(element, spec.type, f"{sub}[{i}]", depth + 1)
+                        continue
                     self.value(element, spec, f"{sub}[{i}]", depth)
             elif isinstance(item, list) and kind != "value":
                 self.violations.append(errors.not_repeating(key, path))
