@@ -99,6 +99,15 @@ class ScriptStore:
         with self._lock:
             return sorted(self._spaces)
 
+    def holds_entries(self, name: str) -> bool:
+        """Whether the caller's script or the shared one has any entry (read without the lock: a hint that lets a
+        caller with no script skip `select`; an entry added meanwhile is as if added just after)."""
+        for key in (name, SHARED):
+            space = self._spaces.get(key)
+            if space is not None and space.entries:
+                return True
+        return False
+
     def select(self, request: GenerateRequest) -> Selection:
         """The caller's own entries first, then the shared ones; within each, entries with a matcher
         before plain ones, and oldest first. Serving counts a use and drops a spent entry."""

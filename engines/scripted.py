@@ -17,7 +17,7 @@ from typing import Any
 from emulator import errors
 from engines import embeddings, synthesis
 from engines.base import Chunk, GenerateRequest
-from engines.namespaces import ScriptStore
+from engines.namespaces import Misses, ScriptStore
 from engines.render import ZERO_CONFIG, render
 from engines.replay import Replayer
 from engines.zero_config import compose, split_for_stream
@@ -34,14 +34,18 @@ class ScriptedEngine:
         self.replayer = Replayer(captures, lazy=True)  # for `replay` entries; loads on first use
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
-        selection = self.store.select(request)
-        if selection.entry is not None:
-            request.notes["entry"] = selection.entry.name
-            async for chunk in render(selection.entry.spec, request, lambda: self._zero_config(request), self.replayer):
-                yield chunk
-            return
+        near_misses: Misses = []
+        if self.store.holds_entries(request.namespace):
+            selection = self.store.select(request)
+            if selection.entry is not None:
+                request.notes["entry"] = selection.entry.name
+                zero_config = lambda: self._zero_config(request)  # noqa: E731
+                async for chunk in render(selection.entry.spec, request, zero_config, self.replayer):
+                    yield chunk
+                return
+            near_misses = selection.near_misses
         if self.store.is_strict(request.namespace):
-            raise errors.script_unmatched(selection.near_misses)
+            raise errors.script_unmatched(near_misses)
         request.notes["entry"] = ZERO_CONFIG
         for chunk in synthesis.answer(request, request.prompt_tokens):
             yield chunk
