@@ -12,9 +12,12 @@ from urllib.parse import parse_qsl
 
 from starlette.types import Receive, Scope
 
+RawHeaders = list[tuple[bytes, bytes]]  # as ASGI carries them: lowercase names, in order, repeats kept
+
 _MAX = 1024
 _HEADERS: dict[tuple[tuple[bytes, bytes], ...], dict[str, str]] = {}
-_QUERIES: dict[bytes, dict[str, str]] = {b"": {}}
+_QUERIES: dict[bytes, dict[str, str]] = {}
+_NO_QUERY: dict[str, str] = {}
 
 
 @dataclass(slots=True)
@@ -34,7 +37,7 @@ class Incoming:
         return cls(scope["method"], scope["path"], headers, query, receive)
 
 
-def headers_of(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+def headers_of(raw: RawHeaders) -> dict[str, str]:
     key = tuple(raw)
     known = _HEADERS.get(key)
     if known is None:
@@ -44,6 +47,8 @@ def headers_of(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
 
 
 def query_of(query_string: bytes) -> dict[str, str]:
+    if not query_string:
+        return _NO_QUERY
     known = _QUERIES.get(query_string)
     if known is None:
         known = dict(parse_qsl(query_string.decode("latin-1"), keep_blank_values=True))
@@ -54,5 +59,4 @@ def query_of(query_string: bytes) -> dict[str, str]:
 def _remember(table: dict, key: object, value: dict[str, str]) -> None:  # type: ignore[type-arg]
     if len(table) >= _MAX:
         table.clear()
-        _QUERIES[b""] = {}
     table[key] = value

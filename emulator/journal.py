@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from emulator.admin_auth import ADMIN_TOKEN_HEADER
+from emulator.incoming import RawHeaders
 
 REDACTED = "REDACTED"
 SECRET_HEADERS = frozenset(
@@ -38,7 +39,6 @@ SECRET_QUERY = frozenset({"key", "access_token"})
 MAX_RESPONSE_TEXT = 1 << 20  # a journaled response body keeps its first MiB
 
 
-RawHeaders = list[tuple[bytes, bytes]]
 _SECRET_NAMES = frozenset(name.encode() for name in SECRET_HEADERS)
 _HEADER_SETS: dict[tuple[tuple[bytes, bytes], ...], dict[str, str]] = {}
 _HEADER_SETS_MAX = 1024

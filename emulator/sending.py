@@ -15,7 +15,7 @@ from functools import lru_cache
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-RawHeaders = list[tuple[bytes, bytes]]
+from emulator.incoming import RawHeaders
 
 
 @lru_cache(maxsize=256)
