@@ -10,6 +10,7 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY emulator ./emulator
 COPY engines ./engines
+COPY captures ./captures
 # The yaml extra lets a mounted script be YAML as well as JSON. pip leaves the final venv: nothing installs there.
 RUN /opt/gemini-emulator/bin/pip install '.[yaml]' \
  && /opt/gemini-emulator/bin/pip uninstall --yes pip setuptools

@@ -37,14 +37,14 @@ bench: $(STAMP)  ## the emulator against a bare Starlette app and aimock, then i
 	$(BIN)/python bench/run.py
 
 fuzz: $(STAMP)  ## hypothesis (1,500 examples per test) and schemathesis fuzz tests, new random inputs every run (~85,000 requests, ~6 min)
-	FUZZ_EXAMPLES=1500 FUZZ_RANDOM=1 $(BIN)/pytest -q tests/test_fuzz.py tests/test_schemathesis.py
+	FUZZ_EXAMPLES=1500 FUZZ_RANDOM=1 $(BIN)/pytest -q tests/fuzz/test_fuzz.py tests/fuzz/test_schemathesis.py
 
 SDK_MATRIX := build/sdk-matrix
 
 sdk-matrix: $(STAMP)  ## every SDK × call (Python and Node), then docs/sdk-matrix.md regenerated from the results
 	rm -rf $(SDK_MATRIX) && mkdir -p $(SDK_MATRIX)
 	SDK_MATRIX_RESULTS=$(SDK_MATRIX) $(BIN)/pytest -q --junitxml=$(SDK_MATRIX)/python.xml \
-		tests/test_sdk_matrix_*.py tests/test_js_matrix.py; status=$$?; \
+		tests/sdk/test_sdk_matrix_*.py tests/sdk/test_js_matrix.py; status=$$?; \
 	$(BIN)/python tools/gen_sdk_matrix.py $(SDK_MATRIX) > $(SDK_MATRIX)/sdk-matrix.md && \
 		mv $(SDK_MATRIX)/sdk-matrix.md docs/sdk-matrix.md && exit $$status
 

@@ -1,5 +1,5 @@
 """`python -m emulator` is the `gemini-emulator` command."""
 
-from emulator.cli import main
+from gemini_emulator.cli import main
 
 raise SystemExit(main())

@@ -11,20 +11,21 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocketClose
 
-from emulator import auth, errors, framing, handlers, routes
-from emulator.admin import PREFIX, Admin, load_script_file
-from emulator.config import Settings
-from emulator.incoming import Incoming
-from emulator.journal import Journal
-from engines.base import Engine, load_engine
-from engines.namespaces import SHARED, ScriptStore
-from engines.script import parse_entries
+from gemini_emulator.admin.api import PREFIX, Admin, load_script_file
+from gemini_emulator.admin.journal import Journal
+from gemini_emulator.config import Settings
+from gemini_emulator.engines.scripted.entries import parse_entries
+from gemini_emulator.engines.scripted.store import SHARED, ScriptStore
+from gemini_emulator.protocol import errors, framing, routes
+from gemini_emulator.seam import Engine, load_engine
+from gemini_emulator.wire import auth, handlers
+from gemini_emulator.wire.incoming import Incoming
 
 log = logging.getLogger("gemini_emulator")
 
 # Google's front end answers unroutable URLs with this page, not with JSON (Firebase fixture
 # vertexai/unary-failure-invalid-location-url-not-found.html, copied with the path as a placeholder).
-_NOT_FOUND_PAGE = Path(__file__).with_name("not_found.html").read_text(encoding="utf-8")
+_NOT_FOUND_PAGE = (Path(__file__).parent / "protocol" / "not_found.html").read_text(encoding="utf-8")
 
 
 def not_found_page(path: str) -> Response:

@@ -7,10 +7,11 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from emulator import __version__, runtime
-from emulator.admin_auth import ADMIN_TOKEN_HEADER, is_loopback
-from emulator.config import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, Settings, env_name
-from emulator.sdk_env import (
+from gemini_emulator import __version__, runtime
+from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, is_loopback
+from gemini_emulator.config import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, Settings, env_name
+from gemini_emulator.seam import EngineLoadError, available_engines, load_engine
+from gemini_emulator.testing.sdk_env import (
     DEFAULT_CLIENT_KEY,
     SHELLS,
     WILDCARD_LOOPBACK,
@@ -18,7 +19,6 @@ from emulator.sdk_env import (
     sdk_environment,
     shell_lines,
 )
-from engines.base import EngineLoadError, available_engines, load_engine
 
 
 def _help(text: str, field: str, default: object) -> str:
@@ -243,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "env":
         return print_env(args)
     if args.command == "record":
-        from emulator import record
+        from gemini_emulator.captures import record
 
         return record.main(args.upstream, args.captures, args.host, args.port, args.scrub, args.log_level)
     options = {name: getattr(args, name, None) for name in _OPTIONS}
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine = load_engine(settings.engine, settings.engine_options())
         import uvicorn
 
-        from emulator.app import create_app
+        from gemini_emulator.app import create_app
 
         app = create_app(settings, engine)
     except (EngineLoadError, ValueError, OSError) as exc:

@@ -28,11 +28,11 @@ class Settings:
     script: str | None = None  # JSON (or YAML) file of script entries shared by every namespace
     journal_cap: int = 10_000  # journal records kept; the oldest are evicted past it
     captures: str | None = None  # golden captures for the replay engine and `replay` entries (default: captures/)
-    admin_token: str | None = field(default=None, repr=False)  # the admin API's token: emulator/admin_auth.py
+    admin_token: str | None = field(default=None, repr=False)  # the admin API's token: emulator/admin/guard.py
 
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
-        from emulator.journal import REDACTED
+        from gemini_emulator.admin.journal import REDACTED
 
         return {k: (REDACTED if k in SECRET_SETTINGS and v else v) for k, v in vars(self).items()}
 

@@ -1,15 +1,15 @@
-"""The replay engine: recorded exchanges (emulator/captures.py) served again, byte for byte.
+"""The replay engine: recorded exchanges (captures/format.py) served again, byte for byte.
 
 `--engine replay --captures DIR` answers every request from the captures in DIR; a script entry
 `{"replay": "<name or glob>"}` hands one namespace's requests to a capture set while others stay scripted.
 
 Each recorded chunk is yielded as `Chunk(raw=...)`: the wire prints it with production's printers and frames
-it as the request asks, so the bytes served are the bytes recorded (tests/test_golden.py proves it). A
+it as the request asks, so the bytes served are the bytes recorded (tests/captures/test_golden.py proves it). A
 recorded error is raised as the `ApiError` it was: before any chunk an HTTP error, after them the error tail.
 The first chunk carries the recorded response headers (when the capture recorded them), so that a header the
 wire would add today (`X-Gemini-Service-Tier`) is left out of a recording that did not have it.
 
-The engine also answers what the wire would otherwise answer itself (engines/base.py's optional capabilities):
+The engine also answers what the wire would otherwise answer itself (emulator/seam/__init__.py's optional capabilities):
 it serves models the catalogue retired or never knew (`serves_model`: only for a request it holds a recorded
 exchange for), the recorded bodies of countTokens, computeTokens and embedding calls (`answer_method`), and
 forgets a caller's conversation progress on the admin reset (`reset`).
@@ -38,9 +38,9 @@ from typing import Any
 
 import orjson
 
-from emulator import errors, printers
-from emulator.captures import Answer, Capture, CaptureError, Exchange, load_dir, select
-from engines.base import Chunk, GenerateRequest, last_user_text
+from gemini_emulator.captures.format import Answer, Capture, CaptureError, Exchange, load_dir, select
+from gemini_emulator.protocol import errors, printers
+from gemini_emulator.seam import Chunk, GenerateRequest, last_user_text
 
 _SNAKE = re.compile(r"_([a-z0-9])")
 VOLATILE = frozenset({"thoughtSignature", "labels"})  # dropped anywhere in the body

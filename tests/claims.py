@@ -27,14 +27,14 @@ class Claim:
     live: str = ""
 
 
-GOLDEN = "tests/test_golden.py::"
+GOLDEN = "tests/captures/test_golden.py::"
 REPLAY = GOLDEN + "test_capture_replays_byte_for_byte"
 FACTS = GOLDEN + "test_scripted_answer_keeps_the_capture_facts"
 ZERO = GOLDEN + "test_zero_config_answer_keeps_the_capture_facts"
-PRINTERS = "tests/test_printers_bytes.py::"
-FRAMING = "tests/test_framing_bytes.py::"
-WIRE_ERRORS = "tests/test_wire_errors.py::"
-SEAMS = "tests/test_replay_seams.py::"
+PRINTERS = "tests/protocol/test_printers_bytes.py::"
+FRAMING = "tests/protocol/test_framing_bytes.py::"
+WIRE_ERRORS = "tests/wire/test_wire_errors.py::"
+SEAMS = "tests/captures/test_replay_seams.py::"
 
 CLAIMS: tuple[Claim, ...] = (
     # --- bytes on the wire, every endpoint -------------------------------------------------------------
@@ -79,7 +79,7 @@ CLAIMS: tuple[Claim, ...] = (
         "chunk-boundaries",
         "streamGenerateContent",
         "Each chunk leaves as its own piece as soon as it is produced (replayed streams keep the recorded cuts)",
-        ("tests/test_engine_seam.py::test_chunks_are_written_as_produced", REPLAY + "[developer/sse-thought"),
+        ("tests/engines/test_engine_seam.py::test_chunks_are_written_as_produced", REPLAY + "[developer/sse-thought"),
         ("developer/sse-thought-summaries",),
     ),
     Claim(
@@ -88,7 +88,7 @@ CLAIMS: tuple[Claim, ...] = (
         "An error before the first chunk is a plain HTTP error (array-wrapped without alt=sse); on alt=sse it "
         "keeps `text/event-stream`",
         (
-            "tests/test_engine_seam.py::test_engine_error_before_first_chunk_is_an_http_error",
+            "tests/engines/test_engine_seam.py::test_engine_error_before_first_chunk_is_an_http_error",
             FRAMING + "test_emulator_stream_error_before_first_chunk",
             FACTS + "[errors/invalid-argument]",
         ),
@@ -99,7 +99,7 @@ CLAIMS: tuple[Claim, ...] = (
         "streamGenerateContent?alt=sse",
         'An error after the first chunk keeps the 200 and ends the body with the raw pretty `{"error": ...}`',
         (
-            "tests/test_engine_seam.py::test_engine_error_mid_stream_is_productions_error_tail",
+            "tests/engines/test_engine_seam.py::test_engine_error_mid_stream_is_productions_error_tail",
             FRAMING + "test_sse_mid_stream_error_tail",
             REPLAY + "[errors/mid-stream-cancelled]",
         ),
@@ -109,7 +109,7 @@ CLAIMS: tuple[Claim, ...] = (
         "mid-stream-error-json-array",
         "streamGenerateContent (no alt)",
         "An error after the first chunk of a JSON-array stream",
-        ("tests/test_engine_seam.py::test_engine_error_mid_array_stream_keeps_the_array_parseable",),
+        ("tests/engines/test_engine_seam.py::test_engine_error_mid_array_stream_keeps_the_array_parseable",),
         source="not captured from production",
         divergence="sent as a final array element so the body stays valid JSON (docs/conformance.md)",
     ),
@@ -118,7 +118,7 @@ CLAIMS: tuple[Claim, ...] = (
         "developer-key-order",
         "generateContent (Developer)",
         "Response, candidate, content, part and usageMetadata keys in production's 2026 order",
-        (FACTS, ZERO, "tests/test_wire_families.py::"),
+        (FACTS, ZERO, "tests/wire/test_wire_families.py::"),
         ("developer/unary-minimal", "conversations/gemini-3.5-*", "developer/sse-*"),
     ),
     Claim(
@@ -156,7 +156,7 @@ CLAIMS: tuple[Claim, ...] = (
         "function-call-round-trip",
         "generateContent (Developer)",
         "A recorded tool loop replays through google-genai, turn by turn",
-        ("tests/test_replay_engine.py::test_a_conversation_plays_in_order_through_the_sdk", REPLAY + "[conv"),
+        ("tests/engines/test_replay_engine.py::test_a_conversation_plays_in_order_through_the_sdk", REPLAY + "[conv"),
         ("conversations/function-call-round-trip",),
     ),
     Claim(
@@ -222,7 +222,7 @@ CLAIMS: tuple[Claim, ...] = (
         "generateContent (Vertex)",
         "createTime, content as role then parts, no candidate index; interim chunks' usageMetadata holds only "
         "trafficType",
-        ("tests/test_sdk_vertex.py::", FACTS + "[firebase/vertex-", FACTS + "[vertex/"),
+        ("tests/sdk/test_sdk_vertex.py::", FACTS + "[firebase/vertex-", FACTS + "[vertex/"),
         ("firebase/vertex-sse-*", "vertex/*"),
         divergence="the Vertex fixtures disagree on index and content order; the emulator follows the CRLF "
         "streams and the 2025-10 recordings (golden divergences vertex-candidate-index, vertex-content-key-order)",
@@ -276,7 +276,7 @@ CLAIMS: tuple[Claim, ...] = (
         "retired-model",
         "errors",
         'Models shut down in 2026: 404 "This model models/X is no longer available"',
-        ("tests/test_sdk_developer.py::test_retired_models_fail_like_production",),
+        ("tests/sdk/test_sdk_developer.py::test_retired_models_fail_like_production",),
         source="issue google/adk-docs#1840",
     ),
     Claim(
@@ -290,7 +290,7 @@ CLAIMS: tuple[Claim, ...] = (
         "catalogue-errors",
         "errors",
         "Scripted errors (quota, unavailable, internal, location, cancelled...) in production's envelope order",
-        (FACTS + "[errors/", "tests/test_sdk_errors.py::"),
+        (FACTS + "[errors/", "tests/sdk/test_sdk_errors.py::"),
         ("errors/quota-exceeded-2024", "errors/user-location-unsupported", "errors/iam-permission-denied"),
     ),
     Claim(
@@ -309,7 +309,7 @@ CLAIMS: tuple[Claim, ...] = (
             REPLAY + "[errors/html-404-invalid-location]",
             SEAMS + "test_an_invalid_firebase_location_gets_the_html_404",
             SEAMS + "test_region_shaped_firebase_locations_are_served",
-            "tests/test_routes.py::test_not_routed",
+            "tests/protocol/test_routes.py::test_not_routed",
         ),
         ("errors/html-404-invalid-location",),
     ),
@@ -320,8 +320,8 @@ CLAIMS: tuple[Claim, ...] = (
         "`{totalTokens, promptTokensDetails}`; Vertex adds totalBillableCharacters; equal to generateContent's "
         "promptTokenCount",
         (
-            "tests/test_sdk_developer.py::test_count_tokens_matches_prompt_token_count",
-            "tests/test_wire_families.py::test_vertex_count_tokens_has_billable_characters",
+            "tests/sdk/test_sdk_developer.py::test_count_tokens_matches_prompt_token_count",
+            "tests/wire/test_wire_families.py::test_vertex_count_tokens_has_billable_characters",
             FACTS + "[count-tokens/",
         ),
         ("count-tokens/*",),
@@ -347,7 +347,10 @@ CLAIMS: tuple[Claim, ...] = (
         "models",
         "models.list / models.get",
         "ListModels pages and Model resources",
-        ("tests/test_sdk_developer.py::test_list_and_get_models", "tests/test_sdk_developer.py::test_list_models"),
+        (
+            "tests/sdk/test_sdk_developer.py::test_list_and_get_models",
+            "tests/sdk/test_sdk_developer.py::test_list_models",
+        ),
         source="SDK source and docs (no capture exists)",
     ),
     # --- replay ------------------------------------------------------------------------------------------
@@ -355,7 +358,7 @@ CLAIMS: tuple[Claim, ...] = (
         "replay-bytes",
         "replay engine",
         "Recorded exchanges replay with the recorded status, headers that matter, body bytes and chunk cuts",
-        (REPLAY, "tests/test_replay_engine.py::"),
+        (REPLAY, "tests/engines/test_replay_engine.py::"),
         ("developer/*", "conversations/*", "firebase/*", "errors/*", "vertex/*"),
     ),
     Claim(

@@ -1,4 +1,4 @@
-"""Shared fixtures: the `gemini_emulator` fixture itself comes from emulator.pytest_plugin."""
+"""Shared fixtures: the `gemini_emulator` fixture itself comes from gemini_emulator.testing.pytest_plugin."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from google import genai
 from google.genai import types
 
-from emulator.server import RunningEmulator
+from gemini_emulator.testing.server import RunningEmulator
 
 KEY = "test-key"
 pytest_plugins = ["conformance_report"]  # --conformance-results PATH, for `make conformance`

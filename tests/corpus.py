@@ -1,6 +1,6 @@
 """Reading the real captures in ../shared/corpus (byte-exact httprr traces, verbatim SSE fixtures).
 
-httprr traces (google-adk-go, tmc-langchaingo) are read by emulator/importers.py (the format is described
+httprr traces (google-adk-go, tmc-langchaingo) are read by captures/importers.py (the format is described
 there), the reader that made captures/; this module adds where each body starts in its file, for reporting.
 A response is a Go `httputil` dump: status line, CRLF headers, blank line, body. Go has already removed gzip
 and chunked transfer coding, so the body is the plain payload production sent.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.importers import httprr_records, parse_http
+from gemini_emulator.captures.importers import httprr_records, parse_http
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 HTTPRR_SOURCES = ("google-adk-go", "tmc-langchaingo")

@@ -1,8 +1,8 @@
 """Helpers for the golden tests: sending a capture's request, and holding an answer to a capture's facts.
 
-`differences(recorded, synthesized)` compares two fact sets (emulator/capture_facts.py) and names each
+`differences(recorded, synthesized)` compares two fact sets (captures/facts.py) and names each
 difference as `<fact>: <what>`, e.g. `keys.usageMetadata: lacks thoughtsTokenCount` or
-`finishReason: every-chunk, not final-chunk-only`. tests/test_golden.py holds every difference to the
+`finishReason: every-chunk, not final-chunk-only`. tests/captures/test_golden.py holds every difference to the
 table of documented divergences (DIVERGENCES), each with its reason.
 """
 
@@ -14,8 +14,9 @@ from typing import Any
 
 import httpx
 
-from emulator import catalogue, errors
-from emulator.captures import Request, Response, split_body
+from gemini_emulator.captures.format import Request, Response, split_body
+from gemini_emulator.protocol import errors
+from gemini_emulator.wire import catalogue
 
 PLACEMENTS = ("finishReason", "usageMetadata", "modelVersion", "responseId")
 

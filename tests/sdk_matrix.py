@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from emulator.client import Calls
+from gemini_emulator.admin.client import Calls
 
 SPEC: dict[str, Any] = json.loads((Path(__file__).parent / "sdk_matrix.json").read_text(encoding="utf-8"))
 PENDING: dict[str, str] = SPEC["pending"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from emulator.server import free_port
+from gemini_emulator.testing.server import free_port
 
 COMMAND = str(Path(sys.executable).with_name("gemini-emulator"))
 READY_POLLS = 1200  # x 50 ms: a bound for a hung start, not a speed check

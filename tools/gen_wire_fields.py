@@ -1,4 +1,4 @@
-"""Generate emulator/wire_fields.json: the wire request messages of generateContent / countTokens.
+"""Generate emulator/wire/wire_fields.json: the wire request messages of generateContent / countTokens.
 
 Dev-only tool (needs google-genai; the emulator never imports it). Walks google-genai's pydantic
 models in types.py, guided by the `_X_to_mldev` / `_X_to_vertex` converters in models.py (they
@@ -28,7 +28,7 @@ import pydantic
 from google.genai import models as sdk_models
 from google.genai import types as T
 
-OUT = Path(__file__).resolve().parents[1] / "emulator" / "wire_fields.json"
+OUT = Path(__file__).resolve().parents[1] / "emulator" / "wire" / "wire_fields.json"
 CORPUS = Path("/work/shared/corpus")
 # Wire message -> SDK sources: (SDK class, "to" = fields its converter writes into its own dict,
 # "parent" = fields the config converter hoists into the enclosing request body).

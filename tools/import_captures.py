@@ -22,19 +22,18 @@ from typing import Any
 
 import orjson
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from emulator import catalogue, framing, printers  # noqa: E402
-from emulator.captures import Capture, Exchange, load_dir  # noqa: E402
-from emulator.importers import (  # noqa: E402
+from gemini_emulator.captures.format import Capture, Exchange, load_dir
+from gemini_emulator.captures.importers import (
     fixture_exchange,
     httprr_exchange,
     js_genai_exchange,
     reconstructed_request,
     split_httprr,
 )
+from gemini_emulator.protocol import framing, printers
+from gemini_emulator.wire import catalogue
 
+ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 CAPTURES = ROOT / "captures"
 
@@ -221,7 +220,7 @@ HTTPRR: dict[str, tuple[str, str]] = {
     ),
 }
 AUTH_NONE = {"TestModel_TrackingHeaders_verifies_headers_are_set_vertex_enabled", "TestGoogleAIErrorHandling"}
-# Hand-edited upstream (tests/test_printers_bytes.py): exchange -> (edited bytes, what production sends).
+# Hand-edited upstream (tests/protocol/test_printers_bytes.py): exchange -> (edited bytes, what production sends).
 HTTPRR_EDITS = {("TestPluginCallbackIntegration_transfer_to_agent_tool", 1): (b"\n  }\n", b"\n}\n")}
 
 # --- Firebase AI Logic mock responses ---------------------------------------------------------------------

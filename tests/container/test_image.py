@@ -21,9 +21,9 @@ import pytest
 from google import genai
 from google.genai import types
 
-from emulator.admin_auth import ADMIN_TOKEN_HEADER
-from emulator.client import AdminClient
-from emulator.server import RunningEmulator
+from gemini_emulator.admin.client import AdminClient
+from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER
+from gemini_emulator.testing.server import RunningEmulator
 
 IMAGE = os.environ.get("GEMINI_EMULATOR_IMAGE", "")
 if not IMAGE:

@@ -1,0 +1,160 @@
+"""A small Python client for the admin API: script, journal, reset. Works against any running emulator
+(in-process, another process, a container).
+
+    admin = AdminClient("http://127.0.0.1:8080", api_key="my-test-key")  # admin_token="..." if the server has one
+    admin.script({"text": "Hello!"}, {"error": "unavailable"})
+    ...  # run the code under test with the same key
+    calls = admin.journal()
+    assert calls.last.user_text == "Say hello"
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER
+from gemini_emulator.config import env_name
+from gemini_emulator.wire.auth import NAMESPACE_HEADER
+
+ADMIN = "/__emulator"
+
+
+class AdminError(RuntimeError):
+    """The admin API refused a call; the message is the emulator's own explanation."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One journal record, with shortcuts for the usual assertions."""
+
+    record: dict[str, Any]
+
+    @property
+    def body(self) -> Any:
+        return self.record["body"]
+
+    @property
+    def rpc(self) -> str:
+        return str(self.record["rpc"])
+
+    @property
+    def model(self) -> str:
+        return str(self.record["model"])
+
+    @property
+    def entry(self) -> str | None:
+        return self.record["entry"]
+
+    @property
+    def status(self) -> int:
+        return int(self.record["status"])
+
+    @property
+    def contents(self) -> list[dict[str, Any]]:
+        return self.body.get("contents", []) if isinstance(self.body, dict) else []
+
+    @property
+    def user_text(self) -> str:
+        """Text of the last user turn of the request."""
+        for content in reversed(self.contents):
+            if content.get("role", "user") == "user":
+                texts = [p["text"] for p in content.get("parts", []) if "text" in p]
+                if texts:
+                    return "\n".join(texts)
+        return ""
+
+    @property
+    def function_responses(self) -> list[dict[str, Any]]:
+        """functionResponse parts of the request's last turn."""
+        last = self.contents[-1] if self.contents else {}
+        return [p["functionResponse"] for p in last.get("parts", []) if "functionResponse" in p]
+
+
+class Calls(list[Call]):
+    """The journal as a list of Calls, oldest first."""
+
+    @property
+    def last(self) -> Call:
+        if not self:
+            raise AssertionError("the journal is empty: no request reached the emulator")
+        return self[-1]
+
+    @property
+    def user_texts(self) -> list[str]:
+        return [c.user_text for c in self]
+
+    @property
+    def entries(self) -> list[str | None]:
+        return [c.entry for c in self]
+
+    @property
+    def statuses(self) -> list[int]:
+        return [c.status for c in self]
+
+
+class AdminClient:
+    """Admin calls for one namespace: the one an API key (or an explicit namespace name) selects."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        namespace: str | None = None,
+        timeout: float = 10.0,
+        admin_token: str | None = None,
+    ) -> None:
+        """`admin_token` is sent in the x-emulator-admin-token header; by default it is read from
+        GEMINI_EMULATOR_ADMIN_TOKEN (needed when the emulator listens on a non-loopback address)."""
+        headers = {}
+        admin_token = admin_token if admin_token is not None else os.environ.get(env_name("admin_token"))
+        if admin_token:
+            headers[ADMIN_TOKEN_HEADER] = admin_token
+        if api_key:
+            headers["x-goog-api-key"] = api_key
+        if namespace:
+            headers[NAMESPACE_HEADER] = namespace
+        self._http = httpx.Client(base_url=base_url.rstrip("/") + ADMIN, headers=headers, timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self._http.request(method, path, **kwargs)
+        if response.status_code >= 400:
+            try:
+                message = response.json()["error"]["message"]
+            except (ValueError, KeyError, TypeError):
+                message = response.text
+            raise AdminError(f"{method} {ADMIN}{path}: {response.status_code} {message}")
+        return response.json()
+
+    def script(self, *entries: dict[str, Any]) -> list[dict[str, Any]]:
+        """Append entries; returns the namespace's pending entries."""
+        return list(self._call("POST", "/script", json=list(entries))["entries"])
+
+    def replace(self, *entries: dict[str, Any]) -> list[dict[str, Any]]:
+        return list(self._call("PUT", "/script", json=list(entries))["entries"])
+
+    def pending(self) -> list[dict[str, Any]]:
+        return list(self._call("GET", "/script")["entries"])
+
+    def clear(self) -> None:
+        self._call("DELETE", "/script")
+
+    def strict(self, on: bool | None = True) -> None:
+        self._call("PUT", "/strict", json={"strict": on})
+
+    def reset(self) -> None:
+        """Forget this namespace's script and journal."""
+        self._call("POST", "/reset")
+
+    def journal(self, model: str | None = None, rpc: str | None = None, since: int = 0) -> Calls:
+        params = {k: v for k, v in {"model": model, "rpc": rpc, "since": since}.items() if v}
+        return Calls(Call(r) for r in self._call("GET", "/journal", params=params)["records"])
+
+    def health(self) -> bool:
+        return self._call("GET", "/health").get("status") == "ok"

@@ -1,0 +1,125 @@
+"""The stream framers: bytes on the wire for streamGenerateContent. [wire-facts §5]
+
+SSE (`alt=sse`): `data: <one-line JSON>\\r\\n\\r\\n` per chunk; nothing else; the end is the close.
+JSON array (no `alt`): `[` + pretty chunk + (`\\n,\\r\\n` + pretty chunk)* + `\\n]`.
+An error before the first chunk is an ordinary HTTP error (array-wrapped in JSON-array mode); an
+error after it keeps the 200 and appends production's raw pretty `{"error": ...}` tail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from gemini_emulator.protocol import printers
+from gemini_emulator.protocol.errors import ApiError
+
+JSON_TYPE = "application/json; charset=UTF-8"
+SSE_TYPE = "text/event-stream"
+SSE_HEADERS = {"content-disposition": "attachment"}
+
+_SSE_PREFIX = b"data: "
+_SSE_END = b"\r\n\r\n"
+_ARRAY_OPEN = b"["
+_ARRAY_SEP = b"\n,\r\n"
+_ARRAY_CLOSE = b"\n]"
+
+
+def sse_event(chunk: dict[str, Any]) -> bytes:
+    return _SSE_PREFIX + printers.line(chunk) + _SSE_END
+
+
+def error_tail(error: ApiError) -> bytes:
+    """Mid-stream failure, SSE mode: the raw pretty envelope, not an SSE event (Firebase fixture
+    vertexai/streaming-failure-error-mid-stream.txt)."""
+    return printers.pretty(error.envelope())
+
+
+def array_error(error: ApiError) -> bytes:
+    """An error before the first element in JSON-array mode: `[{"error": ...}\\n]`."""
+    return _ARRAY_OPEN + printers.indented(error.envelope()) + _ARRAY_CLOSE
+
+
+async def sse(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+    """SSE body: every chunk an event; a failure after the first chunk becomes the error tail."""
+    yield sse_event(first)
+    try:
+        async for chunk in rest:
+            yield sse_event(chunk)
+    except ApiError as error:
+        yield error_tail(error)
+
+
+async def json_array(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+    """JSON-array body, written element by element as chunks arrive."""
+    yield _ARRAY_OPEN + printers.indented(first)
+    try:
+        async for chunk in rest:
+            yield _ARRAY_SEP + printers.indented(chunk)
+    except ApiError as error:
+        # Not captured from production; the array stays parseable and the SDKs see an error element.
+        yield _ARRAY_SEP + printers.indented(error.envelope())
+    yield _ARRAY_CLOSE
+
+
+class DropConnection(Exception):
+    """Raised out of a response body to make the server close the connection mid-body (a scripted fault)."""
+
+
+@dataclass
+class Cut:
+    """Faults the body must carry out, set by the chunk source as it reaches them."""
+
+    at_byte: int | None = None  # drop the connection once the body reaches this many bytes
+    truncate_next: bool = False  # send the next piece cut in half, then end the body normally
+    drop_now: bool = False  # drop before sending anything more
+
+
+async def guard(pieces: AsyncIterator[bytes], cut: Cut) -> AsyncIterator[bytes]:
+    """Apply a Cut to a framed body: the wire end of the script's faults."""
+    sent = 0
+    async for piece in pieces:
+        if cut.drop_now:
+            raise DropConnection
+        if cut.truncate_next:
+            yield piece[: len(piece) // 2]
+            return
+        if cut.at_byte is not None and sent + len(piece) >= cut.at_byte:
+            yield piece[: cut.at_byte - sent]
+            raise DropConnection
+        sent += len(piece)
+        yield piece
+    if cut.drop_now or cut.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
+        raise DropConnection
+
+
+def unframe_sse(body: bytes) -> tuple[list[bytes], bytes]:
+    """The inverse of `sse`, for recorded bodies: each event's payload, and what follows the last event
+    (production's raw error tail, or b""). Raises ValueError for a body that is not SSE framing."""
+    payloads: list[bytes] = []
+    pos = 0
+    while body.startswith(_SSE_PREFIX, pos):
+        end = body.find(_SSE_END, pos)
+        if end < 0:
+            raise ValueError(f"unterminated SSE event at byte {pos}")
+        payloads.append(body[pos + len(_SSE_PREFIX) : end])
+        pos = end + len(_SSE_END)
+    if not payloads and body:
+        raise ValueError("not an SSE body: no data event")
+    return payloads, body[pos:]
+
+
+def sse_pieces(body: bytes) -> list[bytes]:
+    """A recorded SSE body cut where the framer cuts it: one piece per event, then the tail (if any)."""
+    payloads, tail = unframe_sse(body)
+    return [_SSE_PREFIX + p + _SSE_END for p in payloads] + ([tail] if tail else [])
+
+
+def json_array_pieces(body: bytes) -> list[bytes]:
+    """A recorded JSON-array body cut where the framer cuts it: `[` + first element, `\\n,\\r\\n` + each
+    next one, then `\\n]`. A raw newline never occurs inside a JSON string, so the separator is exact."""
+    if not (body.startswith(_ARRAY_OPEN) and body.endswith(_ARRAY_CLOSE)):
+        raise ValueError("not a JSON-array stream body")
+    elements = body[len(_ARRAY_OPEN) : -len(_ARRAY_CLOSE)].split(_ARRAY_SEP)
+    return [_ARRAY_OPEN + elements[0], *(_ARRAY_SEP + e for e in elements[1:]), _ARRAY_CLOSE]

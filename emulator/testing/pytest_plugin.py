@@ -1,0 +1,120 @@
+"""pytest plugin (registered through the `pytest11` entry point): a real emulator on a real socket.
+
+Fixtures:
+- `gemini`: a fresh emulator for this test, in-process on a free port;
+- `gemini_shared`: one emulator for the whole session, with a namespace (its own API key) per test;
+- `gemini_emulator`: the session's server itself (`.url`), for tests that drive it by hand.
+`gemini` and `gemini_shared` point the SDKs at the emulator through the environment (GOOGLE_GEMINI_BASE_URL,
+GOOGLE_VERTEX_BASE_URL, GEMINI_API_KEY: emulator.sdk_env) and hand back a `Gemini` handle:
+
+    def test_retry(gemini):
+        gemini.script({"error": "unavailable"}, {"text": "Hi!"})
+        ...
+        assert gemini.journal().statuses == [503, 200]
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from gemini_emulator.admin.client import AdminClient, Calls
+from gemini_emulator.config import Settings
+from gemini_emulator.engines.scripted.entries import parse_entry
+from gemini_emulator.seam import GenerateRequest
+from gemini_emulator.testing.sdk_env import sdk_environment
+from gemini_emulator.testing.server import RunningEmulator, start
+
+
+class Gemini:
+    """One test's view of an emulator: its URL and API key, a ready SDK client, scripting and journal."""
+
+    def __init__(self, server: RunningEmulator, api_key: str) -> None:
+        self.server = server
+        self.url = server.url
+        self.api_key = api_key
+        self.admin = AdminClient(server.url, api_key=api_key, admin_token=server.settings.admin_token)
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """A google-genai Client pointed at the emulator with this test's key (google-genai must be installed)."""
+        if self._client is None:
+            from google import genai
+            from google.genai import types
+
+            self._client = genai.Client(api_key=self.api_key, http_options=types.HttpOptions(base_url=self.url))
+        return self._client
+
+    def script(self, *entries: dict[str, Any], predicate: Callable[[GenerateRequest], bool] | None = None) -> None:
+        """Append entries to this test's script. `predicate` (a callable on the parsed request) becomes an
+        extra matcher of every entry given with it."""
+        if predicate is None:
+            self.admin.script(*entries)
+            return
+        store = self.server.store
+        if store is None:
+            raise RuntimeError("predicates need the scripted engine")
+        from gemini_emulator.wire.auth import namespace_of
+
+        parsed = [parse_entry(entry, index=i, predicate=predicate) for i, entry in enumerate(entries)]
+        store.add(namespace_of({}, self.api_key), parsed)
+
+    def pending(self) -> list[dict[str, Any]]:
+        return self.admin.pending()
+
+    def strict(self, on: bool | None = True) -> None:
+        self.admin.strict(on)
+
+    def journal(self, model: str | None = None, rpc: str | None = None) -> Calls:
+        return self.admin.journal(model=model, rpc=rpc)
+
+    def reset(self) -> None:
+        self.admin.reset()
+
+    def close(self) -> None:
+        self.admin.close()
+
+
+def _point_sdks(monkeypatch: pytest.MonkeyPatch, url: str, key: str) -> None:
+    for name, value in sdk_environment(url, key).items():  # what `gemini-emulator env` prints
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+
+
+def _test_key() -> str:
+    return "test-" + uuid.uuid4().hex
+
+
+@pytest.fixture(scope="session")
+def gemini_emulator() -> Iterator[RunningEmulator]:
+    """The session's emulator on 127.0.0.1 (default settings, scripted engine)."""
+    running = start(Settings(port=0))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def gemini_shared(gemini_emulator: RunningEmulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
+    """This test's namespace on the session's emulator: its own key, script and journal."""
+    handle = Gemini(gemini_emulator, _test_key())
+    _point_sdks(monkeypatch, handle.url, handle.api_key)
+    yield handle
+    handle.reset()
+    handle.close()
+
+
+@pytest.fixture
+def gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
+    """A fresh emulator for this test alone, in-process on a free port."""
+    running = start(Settings(port=0))
+    handle = Gemini(running, _test_key())
+    _point_sdks(monkeypatch, handle.url, handle.api_key)
+    yield handle
+    handle.close()
+    running.stop()

@@ -1,0 +1,68 @@
+"""Run the emulator in a background thread of this process, on a free loopback port."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+
+from gemini_emulator.app import create_app
+from gemini_emulator.config import Settings
+from gemini_emulator.engines.scripted.store import ScriptStore
+from gemini_emulator.seam import Engine
+
+
+@dataclass
+class RunningEmulator:
+    """A started emulator: its base URL and settings."""
+
+    url: str
+    host: str
+    port: int
+    settings: Settings
+    _server: uvicorn.Server
+    _thread: threading.Thread
+
+    @property
+    def store(self) -> ScriptStore | None:
+        """The engine's script store (in-process access: Python predicates work here)."""
+        return self._server.config.app.state.store  # type: ignore[no-any-return]
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+
+def free_port(host: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def start(settings: Settings | None = None, engine: Engine | None = None) -> RunningEmulator:
+    """Start an emulator in a thread and return once it accepts connections; `engine` overrides settings."""
+    settings = settings or Settings()
+    host = settings.host
+    port = settings.port if settings.port else free_port(host)
+    settings.port = port
+    server, thread = serve_in_thread(create_app(settings, engine), host, port)
+    return RunningEmulator(f"http://{host}:{port}", host, port, settings, server, thread)
+
+
+def serve_in_thread(app: Any, host: str, port: int) -> tuple[uvicorn.Server, threading.Thread]:
+    """Serve an ASGI app from a daemon thread; return once it accepts connections (no access log)."""
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, server_header=False, lifespan="off"
+    )
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.run, name=f"gemini-emulator:{port}", daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError(f"gemini-emulator failed to start on {host}:{port}")
+        thread.join(timeout=0.01)
+    return server, thread

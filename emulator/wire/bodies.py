@@ -1,0 +1,86 @@
+"""Reading a request body: refused early past the size limit, cut off when the sender stalls, and given up
+when the client hangs up half-way.
+
+A stalled sender is found by one sweep a second over the bodies being read, not by a timer per request:
+arming and disarming a timer cost more than the rest of reading a small body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from time import monotonic
+
+from starlette.types import Receive
+
+from gemini_emulator.protocol import errors
+
+SWEEP_S = 1.0
+
+
+class BodyReader:
+    """Reads bodies for one app; `timeout_s` bounds each body from the handler's first read to its last byte."""
+
+    def __init__(self, limit: int, timeout_s: float) -> None:
+        self.limit = limit
+        self.timeout_s = timeout_s
+        self._reading: dict[asyncio.Task[object], float] = {}  # task -> deadline
+        self._late: set[asyncio.Task[object]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+        self._started = 0  # reads begun: a sweep that sees none since the last one ends the sweeper
+
+    async def read(self, receive: Receive, headers: Mapping[str, str]) -> bytes:
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.limit:
+            raise errors.payload_too_large(self.limit)
+        task = asyncio.current_task()
+        if self.timeout_s <= 0 or task is None:
+            return await self._receive_all(receive)
+        self._watch()
+        self._started += 1
+        self._reading[task] = monotonic() + self.timeout_s
+        try:
+            return await self._receive_all(receive)
+        except asyncio.CancelledError:
+            if task not in self._late:
+                raise
+            task.uncancel()
+            raise errors.body_timeout(self.timeout_s) from None
+        finally:
+            del self._reading[task]
+            if self._late:
+                self._late.discard(task)
+
+    async def _receive_all(self, receive: Receive) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise errors.cancelled()  # the client hung up mid-body: nobody reads this answer
+            piece = message.get("body", b"")
+            size += len(piece)
+            if size > self.limit:
+                raise errors.payload_too_large(self.limit)
+            if not message.get("more_body", False):
+                if not chunks:
+                    return piece
+                chunks.append(piece)
+                return b"".join(chunks)
+            chunks.append(piece)
+
+    def _watch(self) -> None:
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep(), name="gemini-emulator body sweep")
+
+    async def _sweep(self) -> None:
+        """Cancel the reads past their deadline; end after a quiet second (the next read starts a new sweeper)."""
+        seen = -1
+        while self._reading or self._started != seen:
+            seen = self._started
+            await asyncio.sleep(SWEEP_S)
+            now = monotonic()
+            for task, deadline in list(self._reading.items()):
+                if deadline <= now and task not in self._late:
+                    self._late.add(task)
+                    task.cancel()

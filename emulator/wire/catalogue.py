@@ -1,0 +1,65 @@
+"""The model catalogue: which models exist, their limits and methods, aliases, and retired names.
+
+Data lives in models.json (sources listed in it); this module answers questions about it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from gemini_emulator.protocol import errors
+
+_DATA = Path(__file__).with_name("models.json")
+# Methods every generative model accepts on the wire though ListModels does not list them.
+_IMPLIED = {"streamGenerateContent": "generateContent", "batchEmbedContents": "embedContent", "predict": "embedContent"}
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    models: dict[str, dict[str, Any]]  # id -> production's Model resource, key order kept
+    aliases: dict[str, str]
+    no_longer_available: frozenset[str]
+    not_found: frozenset[str]
+
+    def listing(self) -> list[dict[str, Any]]:
+        return list(self.models.values())
+
+    def resolve(
+        self, model: str, method: str, version: str, backend: str, project: str = "", location: str = ""
+    ) -> str:
+        """The catalogue id serving `model` for `method`, or the 404 production sends."""
+        model_id = model.removeprefix("models/")
+        entry = self.models.get(model_id)
+        needed = _IMPLIED.get(method, method)
+        if entry is not None and needed in entry["supportedGenerationMethods"]:
+            return self.aliases.get(model_id, model_id)
+        if backend == "vertex":
+            raise errors.vertex_model_not_found(project or "-", location or "global", model_id)
+        if model_id in self.no_longer_available:
+            raise errors.model_no_longer_available(model_id)
+        shown = "generateContent" if method == "streamGenerateContent" else method
+        raise errors.model_not_found(model_id, version, shown)
+
+    def get(self, model: str, version: str) -> dict[str, Any]:
+        """GET models/{m}: the Model resource, or production's 404."""
+        model_id = model.removeprefix("models/")
+        if model_id in self.models:
+            return self.models[model_id]
+        if model_id in self.no_longer_available:
+            raise errors.model_no_longer_available(model_id)
+        raise errors.model_not_found(model_id, version, "get")
+
+
+@cache
+def load() -> Catalogue:
+    data = json.loads(_DATA.read_text(encoding="utf-8"))
+    return Catalogue(
+        models={m["name"].removeprefix("models/"): m for m in data["models"]},
+        aliases=dict(data["aliases"]),
+        no_longer_available=frozenset(data["retired"]["no_longer_available"]),
+        not_found=frozenset(data["retired"]["not_found"]),
+    )

@@ -1,0 +1,77 @@
+"""The embedding endpoints' wire: the four request forms the SDKs send and production's response layouts.
+
+Developer API: `:embedContent` {content, outputDimensionality?} -> {"embedding": {"values"}};
+`:batchEmbedContents` {requests: [...]} -> {"embeddings": [{"values"}]}, at most 100 requests
+(vercel-ai fixture issue-16101-google-batch-embed-150-error.json). Vertex AI: `:embedContent` (the Python
+SDK, gemini embedding models) -> {"embedding", "usageMetadata"}; `:predict` {instances: [{content}],
+parameters} (@google/genai) -> {"predictions": [{"embeddings": {"statistics", "values"}}], "metadata"}
+(js-genai recording Client_Tests_embedContent_Vertex_AI_*, vercel-ai google-vertex-embedding.json).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gemini_emulator.protocol import errors, tokens
+from gemini_emulator.protocol.routes import VERTEX, Target
+from gemini_emulator.seam import Embedder
+
+MAX_BATCH = 100
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        return "\n".join(p["text"] for p in content.get("parts") or [] if isinstance(p, dict) and "text" in p)
+    return ""
+
+
+def _dims(obj: dict[str, Any]) -> Any:
+    """outputDimensionality: top level (Developer API) or inside embedContentConfig (Vertex, google-genai)."""
+    nested = obj.get("embedContentConfig") or obj.get("embed_content_config")
+    if isinstance(nested, dict):
+        obj = {**obj, **nested}
+    return obj.get("outputDimensionality", obj.get("output_dimensionality"))
+
+
+def _content_request(message: str, body: dict[str, Any]) -> tuple[str, Any]:
+    content = body.get("content")
+    if not isinstance(content, dict) or not content.get("parts"):
+        raise errors.field_errors(f"{message}.", ["content: content is not specified"])
+    return _text(content), _dims(body)
+
+
+def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The response body for an embedding call."""
+    method = target.method
+    if method == "batchEmbedContents":
+        requests = body.get("requests")
+        if not isinstance(requests, list) or not requests:
+            raise errors.field_errors("BatchEmbedContentsRequest.", ["requests: requests is not specified"])
+        if len(requests) > MAX_BATCH:
+            raise errors.field_errors(
+                "BatchEmbedContentsRequest.", [f"requests: at most {MAX_BATCH} requests can be in one batch"]
+            )
+        items = [_content_request("EmbedContentRequest", r if isinstance(r, dict) else {}) for r in requests]
+        vectors = [engine.embed(model, [text], dims)[0] for text, dims in items]
+        return {"embeddings": [{"values": v} for v in vectors]}
+    if method == "predict":
+        instances = body.get("instances")
+        if not isinstance(instances, list) or not instances:
+            raise errors.invalid_argument()
+        parameters = body.get("parameters") if isinstance(body.get("parameters"), dict) else {}
+        texts = [_text(i.get("content")) if isinstance(i, dict) else "" for i in instances]
+        vectors = engine.embed(model, texts, _dims(parameters))
+        predictions = [
+            {"embeddings": {"statistics": {"token_count": tokens.count_text(t), "truncated": False}, "values": v}}
+            for t, v in zip(texts, vectors, strict=True)
+        ]
+        billable = sum(len("".join(t.split())) for t in texts)
+        return {"predictions": predictions, "metadata": {"billableCharacterCount": billable}}
+    text, dims = _content_request("EmbedContentRequest", body)
+    vector = engine.embed(model, [text], dims)[0]
+    if target.backend == VERTEX:
+        count = tokens.count_text(text)
+        return {"embedding": {"values": vector}, "usageMetadata": {"promptTokenCount": count, "totalTokenCount": count}}
+    return {"embedding": {"values": vector}}

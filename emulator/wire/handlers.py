@@ -1,0 +1,396 @@
+"""Thin handlers: read the request, check it, ask the engine, hand the answer to printers and framers.
+
+Order of checks follows production's front end: route, credential, body size, JSON, field names and
+types, model, then the request's own rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+from starlette.responses import Response
+
+from gemini_emulator.admin.journal import Record
+from gemini_emulator.config import Settings
+from gemini_emulator.protocol import enums, errors, framing, printers, tokens
+from gemini_emulator.protocol.headers import BASE_HEADERS, SERVICE_TIER_HEADER
+from gemini_emulator.protocol.routes import DEVELOPER, SERVED_METHODS, Target
+from gemini_emulator.seam import (
+    DROP,
+    TRUNCATE,
+    Chunk,
+    Embedder,
+    Engine,
+    GenerateRequest,
+    MethodAnswerer,
+    ModelServer,
+    pick,
+)
+from gemini_emulator.wire import auth, catalogue, embeddings, model_rules, responses, schema_rules, tool_rules, validate
+from gemini_emulator.wire.bodies import BodyReader
+from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.sending import Body, Stream
+
+_MESSAGE_FOR = {
+    "countTokens": "CountTokensRequest",
+    "embedContent": "EmbedContentRequest",  # not in wire_fields.json yet: names are not checked
+    "batchEmbedContents": "BatchEmbedContentsRequest",
+    "predict": "PredictRequest",
+}
+EMBEDDING_METHODS = frozenset({"embedContent", "batchEmbedContents", "predict"})
+# Response headers an engine's answer may decide (Chunk.headers); the wire keeps the rest (content type, framing).
+ENGINE_HEADERS = (SERVICE_TIER_HEADER,)
+_PAGE_DEFAULT, _PAGE_MAX = 50, 1000
+_DEVELOPER_EXTRA = {SERVICE_TIER_HEADER: responses.SERVICE_TIER}  # Developer API answers add this header
+
+
+class Context:
+    """Per-app state the handlers need: settings, the engine, the catalogue."""
+
+    def __init__(self, settings: Settings, engine: Engine) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.catalogue = catalogue.load()
+        self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
+
+
+def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:
+    # The content type is set verbatim: Starlette would append "; charset=utf-8" to text/event-stream.
+    return Body(content, status, headers | {"content-type": content_type})
+
+
+def json_response(body: Any, status: int = 200, extra: dict[str, str] | None = None) -> Response:
+    return _response(printers.pretty(body), status, framing.JSON_TYPE, BASE_HEADERS | (extra or {}))
+
+
+def error_response(error: errors.ApiError, stream_mode: str = "") -> Response:
+    """An error before any answer bytes: pretty envelope, array-wrapped for JSON-array streams."""
+    headers = BASE_HEADERS | error.headers
+    if stream_mode == "array":
+        return _response(framing.array_error(error), error.code, framing.JSON_TYPE, headers)
+    # js-genai's recording of a 404 on an alt=sse call kept Content-Type: text/event-stream.
+    media = framing.SSE_TYPE if stream_mode == "sse" else framing.JSON_TYPE
+    return _response(printers.pretty(error.envelope()), error.code, media, headers)
+
+
+def stream_mode(query: Mapping[str, str], target: Target) -> str:
+    if target.method != "streamGenerateContent":
+        return ""
+    return "sse" if query.get("alt") == "sse" else "array"
+
+
+async def call(ctx: Context, request: Incoming, target: Target, record: Record) -> Response:
+    """POST {model}:{method}; `record` is this request's journal record, filled in as facts are known."""
+    query = request.query
+    mode = stream_mode(query, target)
+    record.rpc, record.model = target.method, target.model.removeprefix("models/")
+    try:
+        credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
+        record.namespace = auth.namespace_of(request.headers, credential)
+        raw = await ctx.bodies.read(request.receive, request.headers)
+        try:
+            body = validate.parse_body(raw)
+        except errors.ApiError:
+            record.body = raw.decode("utf-8", "replace")  # journal what was sent, even when it is not JSON
+            raise
+        record.body = body
+
+        def probe() -> GenerateRequest:  # built only when an engine capability is asked
+            return _probe(target, body, record.namespace, stream=bool(mode))
+
+        if target.method not in SERVED_METHODS:  # only an engine that holds the answer serves these
+            answered = _engine_answer(ctx, probe(), record)
+            if answered is None:
+                raise errors.not_implemented(f"the {target.method} method")
+            return json_response(answered)
+        message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
+        validate.check_fields(body, message, target.backend, target.version)
+        model, refused = _resolve(ctx, target, probe)
+        int_enums = enums.wants_int_enums(query.get("$alt", ""))
+        if target.method == "countTokens" or target.method in EMBEDDING_METHODS:
+            answered = _engine_answer(ctx, dataclasses.replace(probe(), model=model), record)
+            if answered is not None:
+                return json_response(answered)
+            if refused is not None:  # the engine vouched for the model but has no answer after all
+                raise refused
+        if target.method == "countTokens":
+            return _count_tokens(target, body, int_enums)
+        if target.method in EMBEDDING_METHODS:
+            if not isinstance(ctx.engine, Embedder):
+                raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
+            return json_response(embeddings.answer(ctx.engine, target, model, body))
+        gen, usage = _generate_request(ctx, target, model, body, record.namespace, stream=bool(mode))
+        model_rules.check(model, gen.thinking, body, target.backend)
+        schema_rules.check(body)
+        tool_rules.check(body)
+        builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
+        extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER else {}  # a stream's first chunk may change it
+        answer = ctx.engine.generate(gen)
+        if not mode:
+            try:
+                chunk, *others = await _collect(answer)
+            finally:
+                record.entry = gen.notes.get("entry")
+            body = builder.build(chunk, final=True, stream=False, siblings=others)
+            return _unary(body, chunk, target, int_enums, _answer_headers(extra, chunk.headers))
+        cut = framing.Cut()
+        chunks = _built(answer, builder, target, int_enums, cut, extra)
+        try:
+            first = await anext(chunks, None)
+        finally:
+            record.entry = gen.notes.get("entry")
+        if first is None:  # an engine that yielded nothing still gets a well-formed, finished stream
+            first = _encode(builder.build(Chunk(finish_reason="STOP"), final=True, stream=True), target, int_enums)
+    except errors.ApiError as error:
+        return error_response(error, mode)
+    frame = framing.sse if mode == "sse" else framing.json_array
+    media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
+    headers = BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
+    return Stream(framing.guard(frame(first, chunks), cut), headers)
+
+
+def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:
+    """A unary answer, with the script's fault applied: DROP cuts the connection, TRUNCATE halves the body."""
+    response = json_response(body if chunk.raw is not None else _encode(body, target, int_enums), extra=extra)
+    if chunk.fault == TRUNCATE:
+        return _response(response.body[: len(response.body) // 2], 200, framing.JSON_TYPE, BASE_HEADERS | extra)
+    if chunk.fault == DROP:
+        cut = framing.Cut(at_byte=chunk.fault_at_byte or 0)
+        headers = BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}
+        return Stream(framing.guard(_once(bytes(response.body)), cut), headers)
+    return response
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+
+
+def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[str, str]:
+    """The wire's answer headers with an engine's own (Chunk.headers) applied: for each header an engine may
+    decide, its value, or no header when the engine's headers leave it out."""
+    if given is None:
+        return wire
+    kept = {k: v for k, v in wire.items() if k not in ENGINE_HEADERS}
+    return kept | {k: given[k] for k in ENGINE_HEADERS if k in given}
+
+
+def _probe(target: Target, body: dict[str, Any], namespace: str, stream: bool) -> GenerateRequest:
+    """The request as an engine's optional capabilities see it, before the catalogue and the method's own
+    checks: the model as written, whatever contents the body holds."""
+    inner = pick(body, "generateContentRequest")
+    contents = pick(body, "contents") or (pick(inner, "contents") if isinstance(inner, dict) else None)
+    return GenerateRequest(
+        method=target.method,
+        version=target.version,
+        model=target.model.removeprefix("models/"),
+        requested_model=target.model,
+        backend=target.backend,
+        stream=stream,
+        namespace=namespace,
+        contents=[c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else [],
+        body=body,
+    )
+
+
+def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest]) -> tuple[str, errors.ApiError | None]:
+    """The catalogue id serving the call, and None; or, for a model the catalogue refuses but the engine
+    serves (ModelServer), the model as written and the catalogue's refusal."""
+    try:
+        model = ctx.catalogue.resolve(
+            target.model, target.method, target.version, target.backend, target.project, target.location
+        )
+        return model, None
+    except errors.ApiError as refusal:
+        if isinstance(ctx.engine, ModelServer) and ctx.engine.serves_model(asked := probe()):
+            return asked.model, refusal
+        raise
+
+
+def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict[str, Any] | None:
+    """The engine's own answer to a method the wire computes (MethodAnswerer), or None."""
+    if not isinstance(ctx.engine, MethodAnswerer):
+        return None
+    try:
+        return ctx.engine.answer_method(probe)
+    finally:
+        record.entry = probe.notes.get("entry")
+
+
+def _generate_request(
+    ctx: Context, target: Target, model: str, body: dict[str, Any], namespace: str, stream: bool
+) -> tuple[GenerateRequest, responses.Usage]:
+    """The engine's view of the request, and the prompt's token usage (one estimator for both)."""
+    contents = validate.check_contents(body.get("contents"))
+    system = pick(body, "systemInstruction")
+    tools = pick(body, "tools") or []
+    usage = _usage(target, contents, system, tools)
+    request = GenerateRequest(
+        method=target.method,
+        version=target.version,
+        model=model,
+        requested_model=target.model,
+        backend=target.backend,
+        stream=stream,
+        namespace=namespace,
+        contents=contents,
+        system_instruction=system,
+        generation_config=pick(body, "generationConfig") or {},
+        tools=tools,
+        tool_config=pick(body, "toolConfig"),
+        safety_settings=pick(body, "safetySettings") or [],
+        body=body,
+        fingerprint=fingerprint(model, body),
+        thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
+        prompt_tokens=usage.prompt,
+    )
+    return request, usage
+
+
+def fingerprint(model: str, body: dict[str, Any]) -> str:
+    """Stable digest of what was asked: key order and whitespace do not matter."""
+    digest = hashlib.sha256(model.encode() + b"\0" + printers.canonical(body))
+    return digest.hexdigest()
+
+
+def _usage(target: Target, contents: list[Any], system: Any, tools: list[Any] | None) -> responses.Usage:
+    text, media = tokens.count_prompt(contents, system, tools)
+    billable = tokens.billable_characters(contents, system) if target.backend != DEVELOPER else 0
+    return responses.Usage(prompt_text=text, prompt_media=media, billable_chars=billable)
+
+
+def _count_tokens(target: Target, body: dict[str, Any], int_enums: bool) -> Response:
+    inner = pick(body, "generateContentRequest") or {}
+    contents = pick(body, "contents") or pick(inner, "contents")
+    validate.check_contents(contents, "CountTokensRequest" if "contents" in body else "GenerateContentRequest")
+    system = pick(body, "systemInstruction") or pick(inner, "systemInstruction")
+    tools = pick(body, "tools") or pick(inner, "tools")
+    answer = responses.count_tokens(target.backend, _usage(target, contents, system, tools))
+    return json_response(_encode(answer, target, int_enums))
+
+
+def _encode(answer: dict[str, Any], target: Target, int_enums: bool) -> dict[str, Any]:
+    return enums.to_ints(answer, target.backend) if int_enums else answer
+
+
+_KEPT = (
+    "finish_reason",
+    "finish_message",
+    "safety_ratings",
+    "block_reason",
+    "usage",
+    "grounding",
+    "fault",
+    "fault_at_byte",
+    "headers",
+)
+
+
+async def _collect(chunks: AsyncIterator[Chunk]) -> list[Chunk]:
+    """A unary answer from an engine's chunks, one merged chunk per candidate index (first: index 0):
+    parts concatenated (adjacent plain text merged), the last finish details and fault kept; raw chunks
+    merge into the last raw response's first candidate."""
+    merged: dict[int, Chunk] = {}
+    raws: list[dict[str, Any]] = []
+    async for chunk in chunks:
+        if chunk.raw is not None:
+            raws.append(chunk.raw)
+        target = merged.get(chunk.index)
+        if target is None:
+            target = merged[chunk.index] = Chunk(index=chunk.index)
+        for part in chunk.parts:
+            last = target.parts[-1] if target.parts else None
+            if last is not None and len(last) == 1 and len(part) == 1 and "text" in last and "text" in part:
+                target.parts[-1] = {"text": last["text"] + part["text"]}
+            else:
+                target.parts.append(dict(part))
+        for name in _KEPT:
+            value = getattr(chunk, name)
+            if value is not None:
+                setattr(target, name, value)
+        if chunk.fault == DROP and not chunk.parts and chunk.fault_at_byte is None:
+            break
+    answer = [merged[i] for i in sorted(merged)] or [Chunk()]
+    first = answer[0]
+    if raws:
+        first.raw = _merge_raw(raws)
+    for chunk in answer:
+        if chunk.raw is None and chunk.block_reason is None:
+            chunk.finish_reason = chunk.finish_reason or "STOP"  # a unary answer always says how it ended
+    first.fault = next((c.fault for c in answer if c.fault), None)
+    return answer
+
+
+def _merge_raw(raws: list[dict[str, Any]]) -> dict[str, Any]:
+    """Streamed raw chunks as one unary response: the last chunk, its first candidate holding every part."""
+    if len(raws) == 1:
+        return raws[0]
+    parts = [p for r in raws for c in r.get("candidates", [])[:1] for p in c.get("content", {}).get("parts", [])]
+    last = dict(raws[-1])
+    if last.get("candidates"):
+        candidate = dict(last["candidates"][0])
+        candidate["content"] = dict(candidate.get("content", {})) | {"parts": parts}
+        last["candidates"] = [candidate, *last["candidates"][1:]]
+    return last
+
+
+async def _built(
+    chunks: AsyncIterator[Chunk],
+    builder: responses.ResponseBuilder,
+    target: Target,
+    int_enums: bool,
+    cut: framing.Cut,
+    headers: dict[str, str],
+) -> AsyncIterator[dict[str, Any]]:
+    """Engine chunks as response bodies, passing each chunk's fault to the body's Cut and the first chunk's
+    own headers into `headers` (read once the first body is out). The final body is the one whose chunk
+    carries a finish reason (or a block reason)."""
+    first = True
+    async for chunk in chunks:
+        if first and chunk.headers is not None:
+            answered = _answer_headers(headers, chunk.headers)
+            headers.clear()
+            headers.update(answered)
+        first = False
+        if chunk.fault == DROP and chunk.fault_at_byte is None:
+            cut.drop_now = True
+            return
+        if chunk.fault == DROP:
+            cut.at_byte = chunk.fault_at_byte
+        elif chunk.fault == TRUNCATE:
+            cut.truncate_next = True
+        final = chunk.finish_reason is not None or chunk.block_reason is not None
+        body = builder.build(chunk, final=final, stream=True)
+        yield body if chunk.raw is not None else _encode(body, target, int_enums)
+
+
+async def get_model(ctx: Context, request: Incoming, target: Target) -> Response:
+    try:
+        auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
+        if target.backend != DEVELOPER:
+            model = ctx.catalogue.get(target.model, target.version)
+            return json_response({"name": "publishers/google/models/" + model["name"].removeprefix("models/")})
+        return json_response(ctx.catalogue.get(target.model, target.version))
+    except errors.ApiError as error:
+        return error_response(error)
+
+
+async def list_models(ctx: Context, request: Incoming, target: Target) -> Response:
+    try:
+        auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
+        models = ctx.catalogue.listing()
+        if target.backend != DEVELOPER:
+            return json_response(responses.vertex_model_list(models))
+        size_text = request.query.get("pageSize", "")
+        token = request.query.get("pageToken", "")
+        if size_text and not validate.INTEGER_TEXT.fullmatch(size_text):
+            raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
+        size = int(size_text) if size_text else _PAGE_DEFAULT
+        size = _PAGE_DEFAULT if size <= 0 else min(size, _PAGE_MAX)
+        if not responses.valid_page_token(token):
+            raise errors.invalid_argument()
+        return json_response(responses.model_list(models, size, token))
+    except errors.ApiError as error:
+        return error_response(error)

@@ -1,0 +1,80 @@
+"""Requests production refuses for a particular model: thinking settings and Gemini 3's thought signatures.
+
+Messages are production's, as public issue threads quote them (see docs/conformance.md):
+- "Budget 0 is invalid. This model only works in thinking mode." (Pro models; vercel/ai#8027,
+  docker/docker-agent#2051 for gemini-3.1-pro-preview);
+- "Penalty is not enabled for models/gemini-2.5-flash" (presence or frequency penalty on 2.5 models;
+  vercel-ai fixtures issue-8943-*);
+- "Thinking level MINIMAL is not supported for this model. ..." (vercel-ai fixture
+  google-thinking-level-minimal-unsupported.json);
+- "Function call is missing a thought_signature in functionCall parts. ..." (Developer API, Gemini 3;
+  lbjlaq/Antigravity-Manager#3202 and others) and its Vertex wording (GewoonJaap/gemini-cli-openai#156).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gemini_emulator.protocol import errors
+from gemini_emulator.protocol.routes import VERTEX
+from gemini_emulator.seam import pick
+
+PENALTY = "Penalty is not enabled for models/{model}"  # vercel-ai fixtures issue-8943-gemini-2.5-*-error.json
+NO_BUDGET_ZERO = "Budget 0 is invalid. This model only works in thinking mode."
+LEVEL_UNSUPPORTED = "Thinking level {level} is not supported for this model. Please retry with other thinking level."
+MISSING_SIGNATURE = (
+    "Function call is missing a thought_signature in functionCall parts. This is required for tools to work "
+    "correctly, and missing thought_signature may lead to degraded model performance. Additional data, function "
+    "call `default_api:{name}` , position {position}. Please refer to "
+    "https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+)
+VERTEX_MISSING_SIGNATURE = (
+    "Unable to submit request because function call `{name}` in the {position}. content block is missing a "
+    "`thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures"
+)
+
+
+def check(model: str, thinking: bool, body: dict[str, Any], backend: str) -> None:
+    """Raise production's 400 when `body` asks `model` for something it refuses."""
+    config = pick(body, "generationConfig")
+    if config:
+        _check_config(model, thinking, config)
+    if model.startswith("gemini-3"):
+        _check_signatures(body.get("contents") or [], backend)
+
+
+def _check_config(model: str, thinking: bool, config: Any) -> None:
+    thinking_config = pick(config, "thinkingConfig") or {}
+    pro = "-pro" in model
+    if thinking and pro and pick(thinking_config, "thinkingBudget") == 0:
+        raise errors.invalid_argument(NO_BUDGET_ZERO)
+    level = pick(thinking_config, "thinkingLevel")
+    if isinstance(level, str) and level.upper() == "MINIMAL" and pro:
+        raise errors.invalid_argument(LEVEL_UNSUPPORTED.format(level="MINIMAL"))
+    if model.startswith("gemini-2.5"):
+        penalties = [
+            pick(config, "presencePenalty"),
+            pick(config, "frequencyPenalty"),
+        ]
+        if any(isinstance(p, int | float) and p != 0 for p in penalties):
+            raise errors.invalid_argument(PENALTY.format(model=model))
+
+
+def _check_signatures(contents: list[Any], backend: str) -> None:
+    """Gemini 3 validates the current turn: since the last user text, the first functionCall part of each
+    model step must carry the thoughtSignature it was given."""
+    start = 0
+    for i, content in enumerate(contents):
+        if isinstance(content, dict) and content.get("role", "user") == "user":
+            parts = content.get("parts") or []
+            if any(isinstance(p, dict) and "text" in p for p in parts):
+                start = i
+    for i in range(start, len(contents)):
+        content = contents[i]
+        if not isinstance(content, dict) or content.get("role") != "model":
+            continue
+        calls = [p for p in content.get("parts") or [] if isinstance(p, dict) and pick(p, "functionCall")]
+        if calls and not pick(calls[0], "thoughtSignature"):
+            name = (pick(calls[0], "functionCall") or {}).get("name", "")
+            template = VERTEX_MISSING_SIGNATURE if backend == VERTEX else MISSING_SIGNATURE
+            raise errors.invalid_argument(template.format(name=name, position=i + 1))

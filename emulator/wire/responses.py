@@ -1,0 +1,281 @@
+"""Response bodies as data, in production's key order for each backend. [wire-facts §4, §5.1, §6, §8]
+
+Engines say *what* the model answered (parts, finish reason); this module says how production lays
+it out: which keys, in which order, per backend. The printers then turn these dicts into bytes.
+
+Developer API (byte-exact adk-go traces, 2026): response candidates, promptFeedback, usageMetadata,
+modelVersion, responseId; candidate content{parts, role}, finishReason, index, finishMessage;
+usage promptTokenCount, candidatesTokenCount, totalTokenCount, promptTokensDetails,
+thoughtsTokenCount, serviceTier.
+Vertex AI (verbatim CRLF Firebase fixtures, js-genai recordings): response candidates,
+usageMetadata, modelVersion, createTime, responseId; content{role, parts}; no candidate index;
+streamed chunks carry usageMetadata {trafficType} until the last one.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from gemini_emulator.protocol import printers, tokens
+from gemini_emulator.protocol.routes import VERTEX
+from gemini_emulator.seam import Chunk
+
+SERVICE_TIER = "standard"  # Developer API usageMetadata.serviceTier and X-Gemini-Service-Tier header
+TRAFFIC_TYPE = "ON_DEMAND"  # Vertex usageMetadata.trafficType
+# Deterministic clock for Vertex createTime: same request, same bytes (see docs/conformance.md).
+CLOCK_BASE = datetime(2026, 1, 1, tzinfo=UTC)
+
+# Part keys: the data member first, then thought, then thoughtSignature. [wire-facts §4]
+_PART_TAIL = ("thought", "thoughtSignature")
+_CALL_ORDER = ("name", "args", "id")
+
+
+def response_id(fingerprint: str) -> str:
+    """22 URL-safe characters, like production's, derived from the request."""
+    digest = hashlib.sha256(("rid:" + fingerprint).encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:22]
+
+
+def create_time(fingerprint: str) -> str:
+    """RFC 3339 with microseconds, as Vertex prints it; derived from the request, not the wall clock."""
+    micros = int(hashlib.sha256(("ct:" + fingerprint).encode()).hexdigest()[:12], 16) % 86_400_000_000
+    stamp = CLOCK_BASE + timedelta(microseconds=micros)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def order_part(part: dict[str, Any]) -> dict[str, Any]:
+    """A part in production's key order (engines may build parts in any order)."""
+    if len(part) == 1:
+        return part
+    head = {k: v for k, v in part.items() if k not in _PART_TAIL}
+    call = head.get("functionCall")
+    if isinstance(call, dict):
+        head["functionCall"] = {k: call[k] for k in _CALL_ORDER if k in call} | {
+            k: v for k, v in call.items() if k not in _CALL_ORDER
+        }
+    return head | {k: part[k] for k in _PART_TAIL if k in part}
+
+
+@dataclass
+class Usage:
+    """Token counts for one response; `candidates` grows as chunks stream out."""
+
+    prompt_text: int
+    prompt_media: int = 0
+    candidates: int = 0
+    billable_chars: int = 0
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def prompt(self) -> int:
+        return self.prompt_text + self.prompt_media
+
+    def developer(self) -> dict[str, Any]:
+        """Developer API usageMetadata, in DEVELOPER_USAGE_ORDER; zero counts omitted (as `_ordered` does)."""
+        out: dict[str, Any] = self._counts()
+        out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
+        out["serviceTier"] = SERVICE_TIER
+        return out
+
+    def vertex(self) -> dict[str, Any]:
+        """Vertex usageMetadata, in VERTEX_USAGE_ORDER; zero counts omitted."""
+        out: dict[str, Any] = self._counts()
+        out["trafficType"] = TRAFFIC_TYPE
+        out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
+        if self.candidates:
+            out["candidatesTokensDetails"] = [{"modality": "TEXT", "tokenCount": self.candidates}]
+        return out
+
+    def _counts(self) -> dict[str, Any]:
+        prompt, candidates = self.prompt_text + self.prompt_media, self.candidates
+        out: dict[str, Any] = {}
+        if prompt:
+            out["promptTokenCount"] = prompt
+        if candidates:
+            out["candidatesTokenCount"] = candidates
+        if prompt + candidates:
+            out["totalTokenCount"] = prompt + candidates
+        return out
+
+
+@dataclass
+class ResponseBuilder:
+    """Builds each GenerateContentResponse of one answer (one for unary, one per chunk streamed)."""
+
+    backend: str
+    model_version: str
+    fingerprint: str
+    usage: Usage
+    _rid: str = ""
+    _ctime: str = ""
+    _sent: int = 0
+
+    def __post_init__(self) -> None:
+        self._rid = response_id(self.fingerprint)
+        if self.backend == VERTEX:
+            self._ctime = create_time(self.fingerprint)
+
+    def build(self, chunk: Chunk, final: bool, stream: bool, siblings: list[Chunk] | None = None) -> dict[str, Any]:
+        """The response body for one engine chunk (`final`: it ends the answer); `siblings` are further
+        candidates of a unary answer (candidateCount > 1)."""
+        if chunk.raw is not None:
+            self._sent += 1
+            return chunk.raw
+        vertex = self.backend == VERTEX
+        candidates = []
+        engine_data: list[Any] = []  # what the engine gave: the only place a float can come from
+        for one in [chunk, *(siblings or [])]:
+            ordered = [order_part(p) for p in one.parts]
+            # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
+            self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
+            candidates.append(self._candidate(one, ordered, vertex))
+            engine_data += (ordered, one.safety_ratings, one.grounding, one.usage)
+        body: dict[str, Any] = {} if printers.holds_float(engine_data) else printers.FloatFree()
+        if chunk.block_reason is None:
+            body["candidates"] = candidates
+        else:
+            feedback: dict[str, Any] = {"blockReason": chunk.block_reason}
+            if chunk.safety_ratings:
+                feedback["safetyRatings"] = chunk.safety_ratings
+            body["promptFeedback"] = feedback
+        if vertex:
+            if stream and not final:
+                usage: dict[str, Any] = {"trafficType": TRAFFIC_TYPE}
+            else:
+                usage = _override(self.usage.vertex(), chunk.usage, VERTEX_USAGE_ORDER)
+            if self._sent == 0 and self.usage.billable_chars:
+                usage["billablePromptUsage"] = {"textCount": self.usage.billable_chars}
+            body["usageMetadata"] = usage
+            body["modelVersion"] = self.model_version
+            body["createTime"] = self._ctime
+        else:
+            body["usageMetadata"] = _override(self.usage.developer(), chunk.usage, DEVELOPER_USAGE_ORDER)
+            body["modelVersion"] = self.model_version
+        body["responseId"] = self._rid
+        self._sent += 1
+        return body
+
+    @staticmethod
+    def _candidate(chunk: Chunk, parts: list[dict[str, Any]], vertex: bool) -> dict[str, Any]:
+        candidate: dict[str, Any] = {}
+        if parts:
+            candidate["content"] = {"role": "model", "parts": parts} if vertex else {"parts": parts, "role": "model"}
+        elif not vertex:
+            candidate["content"] = {"role": "model"}
+        if chunk.finish_reason:
+            candidate["finishReason"] = chunk.finish_reason
+        if chunk.safety_ratings:
+            candidate["safetyRatings"] = chunk.safety_ratings
+        if not vertex:
+            candidate["index"] = chunk.index
+        if chunk.grounding:  # groundingMetadata, urlContextMetadata: after index (wire-facts §4)
+            candidate.update(chunk.grounding)
+        if chunk.finish_message:
+            candidate["finishMessage"] = chunk.finish_message
+        return candidate
+
+
+# usageMetadata key orders (wire-facts §4; Vertex from the CRLF Firebase fixtures).
+DEVELOPER_USAGE_ORDER = (
+    "promptTokenCount",
+    "candidatesTokenCount",
+    "totalTokenCount",
+    "cachedContentTokenCount",
+    "promptTokensDetails",
+    "cacheTokensDetails",
+    "candidatesTokensDetails",
+    "toolUsePromptTokenCount",
+    "toolUsePromptTokensDetails",
+    "thoughtsTokenCount",
+    "serviceTier",
+)
+VERTEX_USAGE_ORDER = (
+    "promptTokenCount",
+    "candidatesTokenCount",
+    "totalTokenCount",
+    "cachedContentTokenCount",
+    "trafficType",
+    "promptTokensDetails",
+    "cacheTokensDetails",
+    "candidatesTokensDetails",
+    "toolUsePromptTokensDetails",
+    "toolUsePromptTokenCount",
+    "thoughtsTokenCount",
+)
+
+
+def _override(usage: dict[str, Any], given: dict[str, Any] | None, order: tuple[str, ...]) -> dict[str, Any]:
+    """Computed usage with a script's fields laid over it, in production's order; the total is recomputed
+    from its parts unless given (wire-facts §6.4: prompt + candidates + thoughts + tool use)."""
+    if not given:
+        return usage
+    merged = usage | given
+    if "totalTokenCount" not in given:
+        get = merged.get
+        merged["totalTokenCount"] = (
+            int(get("promptTokenCount") or 0)
+            + int(get("candidatesTokenCount") or 0)
+            + int(get("thoughtsTokenCount") or 0)
+            + int(get("toolUsePromptTokenCount") or 0)
+        )
+    return _ordered(merged, order)
+
+
+_ORDER_KEYS: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _ordered(values: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    """`values` in production's key order, unknown keys last; zero counts and absent values omitted, as
+    proto3 JSON omits them (wire-facts §6: no candidatesTokenCount before any candidate token)."""
+    known = {}
+    for key in order:
+        value = values.get(key)
+        if value is not None and value != 0:
+            known[key] = value
+    keys = _ORDER_KEYS.get(order) or _ORDER_KEYS.setdefault(order, frozenset(order))
+    if values.keys() - keys:  # keys production's order does not name (rare): last, as given
+        known |= {k: v for k, v in values.items() if k not in keys}
+    return known
+
+
+def count_tokens(backend: str, usage: Usage) -> dict[str, Any]:
+    """countTokens body: Developer {totalTokens, promptTokensDetails}; Vertex adds billable characters."""
+    out: dict[str, Any] = {"totalTokens": usage.prompt}
+    if backend == VERTEX:
+        out["totalBillableCharacters"] = usage.billable_chars
+    out["promptTokensDetails"] = tokens.modality_details(usage.prompt_text, usage.prompt_media)
+    return out
+
+
+def model_list(models: list[dict[str, Any]], page_size: int, page_token: str) -> dict[str, Any]:
+    """ListModels page: {models, nextPageToken?}; the token is the next offset, opaque to callers."""
+    start = _decode_token(page_token)
+    page = models[start : start + page_size]
+    out: dict[str, Any] = {"models": page}
+    if start + page_size < len(models):
+        out["nextPageToken"] = base64.urlsafe_b64encode(str(start + page_size).encode()).decode()
+    return out
+
+
+def _decode_token(token: str) -> int:
+    if not token:
+        return 0
+    try:
+        return max(0, int(base64.urlsafe_b64decode(token.encode()).decode()))
+    except (ValueError, UnicodeDecodeError):
+        return -1
+
+
+def valid_page_token(token: str) -> bool:
+    return _decode_token(token) >= 0
+
+
+def vertex_model_list(models: list[dict[str, Any]]) -> dict[str, Any]:
+    """Vertex publisher model list: names only (see docs/conformance.md)."""
+    return {
+        "publisherModels": [{"name": "publishers/google/models/" + m["name"].removeprefix("models/")} for m in models]
+    }

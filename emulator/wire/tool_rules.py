@@ -1,0 +1,64 @@
+"""Production's 400s for tool use that cannot work, with the texts public issue threads quote:
+
+- "Function calling config is set without function_declarations." (musistudio/claude-code-router#1207,
+  Chevey339/kelivo#317);
+- "* GenerateContentRequest.tools[i].function_declarations[j].name: Invalid function name. ..." (the 2026
+  wording, with colons: lbjlaq/Antigravity-Manager#1440);
+- "Please ensure that the number of function response parts is equal to the number of function call parts
+  of the function call turn." (google-gemini/gemini-cli#4217 and many since).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gemini_emulator.protocol import errors
+from gemini_emulator.seam import pick
+
+NO_DECLARATIONS = "Function calling config is set without function_declarations."
+BAD_NAME = (
+    "Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), "
+    "underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64."
+)
+RESPONSE_COUNT = (
+    "Please ensure that the number of function response parts is equal to the number of function call parts of "
+    "the function call turn."
+)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,63}")
+
+
+def _parts(content: Any, camel: str) -> list[Any]:
+    if not isinstance(content, dict):
+        return []
+    return [p for p in content.get("parts") or [] if isinstance(p, dict) and pick(p, camel) is not None]
+
+
+def check(body: dict[str, Any]) -> None:
+    """Raise production's 400 for declarations, calling config and call/response pairing."""
+    tools = body.get("tools") or []
+    names_problems = []
+    declared = 0
+    for t, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            continue
+        for d, decl in enumerate(pick(tool, "functionDeclarations") or []):
+            declared += 1
+            name = decl.get("name") if isinstance(decl, dict) else None
+            if not isinstance(name, str) or not _NAME.fullmatch(name):
+                names_problems.append(f"tools[{t}].function_declarations[{d}].name: {BAD_NAME}")
+    if names_problems:
+        raise errors.field_errors("GenerateContentRequest.", names_problems)
+    tool_config = pick(body, "toolConfig") or {}
+    if isinstance(tool_config, dict) and pick(tool_config, "functionCallingConfig"):
+        if not declared:
+            raise errors.invalid_argument(NO_DECLARATIONS)
+    contents = body.get("contents") or []
+    for i, content in enumerate(contents):
+        responses = _parts(content, "functionResponse")
+        if not responses:
+            continue
+        previous = contents[i - 1] if i else None
+        calls = _parts(previous, "functionCall")
+        if len(calls) != len(responses):
+            raise errors.invalid_argument(RESPONSE_COUNT)

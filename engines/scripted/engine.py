@@ -1,0 +1,87 @@
+"""The scripted engine (the default): answers from the caller's script, else the zero-config answer.
+
+Scripts are per namespace (engines/scripted/store.py), entries are validated in engines/scripted/entries.py and turned
+into chunks by engines/scripted/render.py; engines/synth/prose.py writes the unscripted text.
+
+A `replay` entry hands its request to the captures, with what the replay engine can do beyond generateContent
+(emulator/seam/__init__.py's optional capabilities): when the entry that answers a request is a replay entry holding a
+recorded exchange for it, that recording serves a model the catalogue does not (a retired one) and answers
+countTokens, computeTokens and embedding calls. The engine's own answers never vouch for such a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from gemini_emulator.engines.replay import Replayer
+from gemini_emulator.engines.scripted.render import ZERO_CONFIG, render
+from gemini_emulator.engines.scripted.store import Misses, ScriptStore
+from gemini_emulator.engines.synth import answer as synthesis
+from gemini_emulator.engines.synth import embeddings
+from gemini_emulator.engines.synth.prose import compose, split_for_stream
+from gemini_emulator.protocol import errors
+from gemini_emulator.seam import Chunk, GenerateRequest
+
+
+class ScriptedEngine:
+    """Answers from the caller's script when an entry matches, else the zero-config answer (or, in strict
+    mode, an error naming the nearest entries)."""
+
+    name = "scripted"
+
+    def __init__(self, store: ScriptStore | None = None, strict: bool = False, captures: str | None = None) -> None:
+        self.store = store or ScriptStore(strict=strict)
+        self.replayer = Replayer(captures, lazy=True)  # for `replay` entries; loads on first use
+
+    async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
+        near_misses: Misses = []
+        if self.store.holds_entries(request.namespace):
+            selection = self.store.select(request)
+            if selection.entry is not None:
+                request.notes["entry"] = selection.entry.name
+                zero_config = lambda: self._zero_config(request)  # noqa: E731
+                async for chunk in render(selection.entry.spec, request, zero_config, self.replayer):
+                    yield chunk
+                return
+            near_misses = selection.near_misses
+        if self.store.is_strict(request.namespace):
+            raise errors.script_unmatched(near_misses)
+        request.notes["entry"] = ZERO_CONFIG
+        for chunk in synthesis.answer(request, request.prompt_tokens):
+            yield chunk
+
+    def serves_model(self, request: GenerateRequest) -> bool:
+        """Only through a replay entry that answers this request and holds a recording of it."""
+        if not self.store.holds_kind(request.namespace, "replay"):
+            return False
+        entry = self.store.peek(request)
+        return entry is not None and self._replays(entry.spec, request)
+
+    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None:
+        """A replay entry's recorded countTokens, computeTokens or embedding answer; None (the wire computes it)
+        when the entry that answers is not such a replay entry, which then stays pending. Without replay entries
+        the script's matchers are not even asked."""
+        if not self.store.holds_kind(request.namespace, "replay"):
+            return None
+        entry = self.store.select_if(request, lambda e: self._replays(e.spec, request))
+        if entry is None:
+            return None
+        request.notes["entry"] = entry.name
+        return self.replayer.body(request, entry.spec["replay"])
+
+    def reset(self, namespace: str | None = None) -> None:
+        """Forget the replay entries' conversation progress (the admin reset clears the script itself)."""
+        self.replayer.reset(namespace)
+
+    def _replays(self, spec: dict[str, Any], request: GenerateRequest) -> bool:
+        return "replay" in spec and self.replayer.holds(request, spec["replay"])
+
+    def embed(self, model: str, texts: list[str], dimensions: int | None) -> list[list[float]]:
+        size = embeddings.dimensions(model, dimensions)
+        return [embeddings.embed(text, size) for text in texts]
+
+    @staticmethod
+    def _zero_config(request: GenerateRequest) -> list[str]:
+        text = compose(request.last_user_text(), request.fingerprint)
+        return split_for_stream(text) if request.stream else [text]

@@ -1,0 +1,324 @@
+"""Script entries: what a test author says the model answers, and which request each entry answers.
+
+One entry is one answer. The same JSON shape comes from a file (`--script`), the admin API and Python:
+
+    {"name": "weather", "match": {"text": "weather", "model": "gemini-2.5-flash"}, "times": 1,
+     "functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
+
+Answer kinds (exactly one): `text`, `chunks`, `functionCall`, `raw`, `error`, `replay` (a golden capture's
+name or a glob: the recorded exchange that matches the request, engines/replay.py). Modifiers: `finishReason`,
+`finishMessage`, `blockReason`, `safetyRatings`, `usage`, `delayMs` (before the first chunk), `chunkDelayMs`
+(between chunks), `errorAfterChunks` (with `error`: HTTP 200, N chunks, then the error tail),
+`dropAfterChunks`, `dropAfterBytes`, `truncateFinalEvent`. `times`: a count, or "forever". Matchers in
+`match` (all must hold): `text`, `textRegex` (last user text), `system`, `systemRegex`, `request`,
+`requestRegex` (the request JSON), `model`, `method`, `hasTools`, `hasFunctionResponse`, `turn` (how many
+model turns the history already holds), and from Python `predicate` (a callable on the GenerateRequest).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from gemini_emulator.protocol import errors
+from gemini_emulator.seam import GenerateRequest
+
+ANSWER_KINDS = ("text", "chunks", "functionCall", "raw", "error", "replay")
+FINISH_REASONS = frozenset(
+    "FINISH_REASON_UNSPECIFIED STOP MAX_TOKENS SAFETY RECITATION LANGUAGE OTHER BLOCKLIST PROHIBITED_CONTENT SPII "
+    "MALFORMED_FUNCTION_CALL IMAGE_SAFETY IMAGE_PROHIBITED_CONTENT IMAGE_OTHER NO_IMAGE IMAGE_RECITATION "
+    "UNEXPECTED_TOOL_CALL TOO_MANY_TOOL_CALLS MISSING_THOUGHT_SIGNATURE MALFORMED_RESPONSE ESCALATION "
+    "PUP_LIMITED_DISABLED CONTINUATION MODEL_ARMOR".split()
+)  # google-genai 3.3.0 FinishReason (wire-facts §7)
+BLOCK_REASONS = frozenset(
+    "BLOCKED_REASON_UNSPECIFIED SAFETY OTHER BLOCKLIST PROHIBITED_CONTENT IMAGE_SAFETY MODEL_ARMOR JAILBREAK".split()
+)
+_STRING_MATCHERS = ("text", "textRegex", "system", "systemRegex", "request", "requestRegex", "model", "method")
+_BOOL_MATCHERS = ("hasTools", "hasFunctionResponse")
+_MODIFIERS = {
+    "name",
+    "match",
+    "times",
+    "finishReason",
+    "finishMessage",
+    "blockReason",
+    "safetyRatings",
+    "usage",
+    "delayMs",
+    "chunkDelayMs",
+    "errorAfterChunks",
+    "dropAfterChunks",
+    "dropAfterBytes",
+    "truncateFinalEvent",
+}
+FOREVER = -1
+REPLAY_MODIFIERS = frozenset({"name", "match", "times", "delayMs", "chunkDelayMs"})
+
+
+class EntryError(ValueError):
+    """A script entry that cannot be used: names the field and what was expected."""
+
+    def __init__(self, field_name: str, expected: str, index: int | None = None) -> None:
+        self.field = field_name
+        self.expected = expected
+        self.index = index
+        where = f"entry {index}: " if index is not None else ""
+        super().__init__(f"{where}{field_name}: {expected}")
+
+
+@dataclass
+class Match:
+    """The conditions an entry's request must meet; an empty Match matches everything."""
+
+    conditions: dict[str, Any] = field(default_factory=dict)
+    predicate: Callable[[GenerateRequest], bool] | None = None
+    _regexes: dict[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for key in ("textRegex", "systemRegex", "requestRegex"):
+            if key in self.conditions:
+                self._regexes[key] = re.compile(self.conditions[key])
+
+    @property
+    def empty(self) -> bool:
+        return not self.conditions and self.predicate is None
+
+    def failures(self, request: GenerateRequest) -> list[str]:
+        """Why `request` does not match: one phrase per failed condition (empty when it matches)."""
+        out: list[str] = []
+        c = self.conditions
+        text = request.last_user_text()
+        if "text" in c and c["text"].lower() not in text.lower():
+            out.append(f"last user text does not contain {c['text']!r}")
+        if "textRegex" in c and not self._regexes["textRegex"].search(text):
+            out.append(f"last user text does not match /{c['textRegex']}/")
+        if "system" in c or "systemRegex" in c:
+            system = system_text(request)
+            if "system" in c and c["system"].lower() not in system.lower():
+                out.append(f"system instruction does not contain {c['system']!r}")
+            if "systemRegex" in c and not self._regexes["systemRegex"].search(system):
+                out.append(f"system instruction does not match /{c['systemRegex']}/")
+        if "request" in c or "requestRegex" in c:
+            whole = orjson.dumps(request.body).decode()
+            if "request" in c and c["request"] not in whole:
+                out.append(f"request JSON does not contain {c['request']!r}")
+            if "requestRegex" in c and not self._regexes["requestRegex"].search(whole):
+                out.append(f"request JSON does not match /{c['requestRegex']}/")
+        if "model" in c and c["model"].removeprefix("models/") not in (request.model, request.requested_model):
+            out.append(f"model is {request.requested_model}, not {c['model']}")
+        if "method" in c and c["method"] != request.method:
+            out.append(f"method is {request.method}, not {c['method']}")
+        if "hasTools" in c and bool(request.tools) != c["hasTools"]:
+            out.append("request has tools" if request.tools else "request has no tools")
+        if "hasFunctionResponse" in c and has_function_response(request) != c["hasFunctionResponse"]:
+            out.append("last turn is a function response" if not c["hasFunctionResponse"] else "no function response")
+        if "turn" in c and model_turns(request) != c["turn"]:
+            out.append(f"turn is {model_turns(request)}, not {c['turn']}")
+        if self.predicate is not None:
+            try:
+                if not self.predicate(request):
+                    out.append("predicate returned false")
+            except Exception as exc:  # a broken predicate is a mismatch the author can read, not a 500
+                out.append(f"predicate raised {type(exc).__name__}: {exc}")
+        return out
+
+
+@dataclass
+class Entry:
+    """One scripted answer, validated."""
+
+    spec: dict[str, Any]  # the entry as given (minus the Python predicate), for listings and the journal
+    match: Match
+    times: int = 1
+    served: int = 0
+    index: int = 0  # insertion order across the namespace, for stable listings
+
+    @property
+    def name(self) -> str:
+        return str(self.spec.get("name") or f"entry-{self.index}")
+
+    @property
+    def remaining(self) -> int:
+        return FOREVER if self.times == FOREVER else self.times - self.served
+
+    def describe(self) -> dict[str, Any]:
+        out = {
+            "name": self.name,
+            "served": self.served,
+            "remaining": "forever" if self.times == FOREVER else self.remaining,
+            "entry": self.spec,
+        }
+        if self.match.predicate is not None:  # set from Python: not part of the JSON entry
+            out["predicate"] = getattr(self.match.predicate, "__name__", "predicate")
+        return out
+
+
+def system_text(request: GenerateRequest) -> str:
+    system = request.system_instruction
+    if isinstance(system, dict):
+        return "\n".join(p.get("text", "") for p in system.get("parts") or [] if isinstance(p, dict))
+    return ""
+
+
+def model_turns(request: GenerateRequest) -> int:
+    return sum(1 for c in request.contents if isinstance(c, dict) and c.get("role") == "model")
+
+
+def has_function_response(request: GenerateRequest) -> bool:
+    last = request.contents[-1] if request.contents else {}
+    parts = last.get("parts") or [] if isinstance(last, dict) else []
+    return any(isinstance(p, dict) and ("functionResponse" in p or "function_response" in p) for p in parts)
+
+
+def parse_entry(obj: Any, index: int | None = None, predicate: Callable[..., bool] | None = None) -> Entry:
+    """Validate one entry; raises EntryError naming the field and what it should be."""
+    if not isinstance(obj, dict):
+        raise EntryError("entry", "a JSON object", index)
+    unknown = sorted(set(obj) - _MODIFIERS - set(ANSWER_KINDS))
+    if unknown:
+        allowed = ", ".join(sorted(_MODIFIERS | set(ANSWER_KINDS)))
+        raise EntryError(unknown[0], f"not an entry field (allowed: {allowed})", index)
+    # With errorAfterChunks the error is a fault after another answer's first chunks, not the answer itself.
+    kinds = [k for k in ANSWER_KINDS if k in obj and not (k == "error" and "errorAfterChunks" in obj)]
+    if len(kinds) > 1:
+        raise EntryError(kinds[1], f"one answer kind per entry, and this one already has {kinds[0]!r}", index)
+    if not kinds and "blockReason" not in obj and "errorAfterChunks" not in obj:
+        raise EntryError("entry", f"one of {', '.join(ANSWER_KINDS)} (or blockReason)", index)
+    _check_answer(obj, index)
+    _check_modifiers(obj, index)
+    match = _parse_match(obj.get("match", {}), index, predicate)
+    times = obj.get("times", 1)
+    if times == "forever":
+        times = FOREVER
+    elif not isinstance(times, int) or isinstance(times, bool) or times < 1:
+        raise EntryError("times", 'a positive integer or "forever"', index)
+    return Entry(spec=obj, match=match, times=times)
+
+
+def _check_answer(obj: dict[str, Any], index: int | None) -> None:
+    if "text" in obj and not isinstance(obj["text"], str):
+        raise EntryError("text", "a string", index)
+    if "chunks" in obj:
+        chunks = obj["chunks"]
+        if not isinstance(chunks, list) or not chunks:
+            raise EntryError("chunks", "a non-empty list of strings or part objects", index)
+        for i, chunk in enumerate(chunks):
+            if not isinstance(chunk, str | dict):
+                raise EntryError(f"chunks[{i}]", 'a string or a part object such as {"text": ...}', index)
+    if "functionCall" in obj:
+        calls = obj["functionCall"] if isinstance(obj["functionCall"], list) else [obj["functionCall"]]
+        for i, call in enumerate(calls):
+            where = f"functionCall[{i}]" if isinstance(obj["functionCall"], list) else "functionCall"
+            if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not call["name"]:
+                raise EntryError(where, "an object with a non-empty string name, optional args and id", index)
+            if not isinstance(call.get("args", {}), dict):
+                raise EntryError(f"{where}.args", "a JSON object", index)
+            if "id" in call and not isinstance(call["id"], str):
+                raise EntryError(f"{where}.id", "a string", index)
+    if "replay" in obj:
+        if not isinstance(obj["replay"], str) or not obj["replay"]:
+            raise EntryError("replay", 'a capture name or glob, e.g. "developer/*"', index)
+        extra = sorted(set(obj) - REPLAY_MODIFIERS - {"replay"})
+        if extra:
+            allowed = ", ".join(sorted(REPLAY_MODIFIERS))
+            raise EntryError(extra[0], f"a replay entry answers as recorded; it takes only {allowed}", index)
+    if "raw" in obj:
+        raw = obj["raw"]
+        items = raw if isinstance(raw, list) else [raw]
+        if not items or not all(isinstance(r, dict) for r in items):
+            raise EntryError("raw", "a GenerateContentResponse object or a non-empty list of them", index)
+    if "error" in obj:
+        error = obj["error"]
+        if isinstance(error, str):
+            if error not in errors.NAMES:
+                names = ", ".join(sorted(errors.NAMES))
+                raise EntryError("error", f"a catalogue name ({names}) or an object", index)
+        elif isinstance(error, dict):
+            code = error.get("code")
+            if not isinstance(code, int) or isinstance(code, bool) or not 400 <= code <= 599:
+                raise EntryError("error.code", "an HTTP status from 400 to 599", index)
+            unknown = sorted(set(error) - {"code", "message", "status", "details"})
+            if unknown:
+                allowed = "not an error field (allowed: code, message, status, details)"
+                raise EntryError(f"error.{unknown[0]}", allowed, index)
+            for key in ("message", "status"):
+                if not isinstance(error.get(key, ""), str):
+                    raise EntryError(f"error.{key}", "a string", index)
+            details = error.get("details", [])
+            if not isinstance(details, list) or not all(isinstance(d, dict) for d in details):
+                raise EntryError("error.details", "a list of detail objects", index)
+        else:
+            raise EntryError("error", "a catalogue name or an object with code, message, status, details", index)
+
+
+def _check_modifiers(obj: dict[str, Any], index: int | None) -> None:
+    # A list or an object is no reason either (and cannot be looked up in a set).
+    if "finishReason" in obj and not (isinstance(obj["finishReason"], str) and obj["finishReason"] in FINISH_REASONS):
+        raise EntryError("finishReason", f"one of {', '.join(sorted(FINISH_REASONS))}", index)
+    if "blockReason" in obj and not (isinstance(obj["blockReason"], str) and obj["blockReason"] in BLOCK_REASONS):
+        raise EntryError("blockReason", f"one of {', '.join(sorted(BLOCK_REASONS))}", index)
+    for key in ("name", "finishMessage"):
+        if key in obj and not isinstance(obj[key], str):
+            raise EntryError(key, "a string", index)
+    ratings = obj.get("safetyRatings", [])
+    if not isinstance(ratings, list) or not all(isinstance(r, dict) for r in ratings):
+        raise EntryError("safetyRatings", "a list of {category, probability} objects", index)
+    if "usage" in obj and not isinstance(obj["usage"], dict):
+        raise EntryError("usage", 'an object of usageMetadata fields, e.g. {"promptTokenCount": 10}', index)
+    for key, value in obj.get("usage", {}).items():  # token counts are summed into totalTokenCount
+        if key.endswith("Count") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise EntryError(f"usage.{key}", "a whole number of tokens, 0 or more", index)
+    for key in ("delayMs", "chunkDelayMs"):
+        if key in obj and (not isinstance(obj[key], int | float) or isinstance(obj[key], bool) or obj[key] < 0):
+            raise EntryError(key, "a number of milliseconds, 0 or more", index)
+    for key in ("errorAfterChunks", "dropAfterChunks", "dropAfterBytes"):
+        if key in obj and (not isinstance(obj[key], int) or isinstance(obj[key], bool) or obj[key] < 0):
+            raise EntryError(key, "a whole number, 0 or more", index)
+    if "errorAfterChunks" in obj and "error" not in obj:
+        raise EntryError("errorAfterChunks", "goes with error (the error sent after that many chunks)", index)
+    if "truncateFinalEvent" in obj and not isinstance(obj["truncateFinalEvent"], bool):
+        raise EntryError("truncateFinalEvent", "true or false", index)
+    faults = [k for k in ("errorAfterChunks", "dropAfterChunks", "dropAfterBytes", "truncateFinalEvent") if k in obj]
+    if len(faults) > 1:
+        raise EntryError(faults[1], f"one fault per entry, and this one already has {faults[0]!r}", index)
+
+
+def _parse_match(raw: Any, index: int | None, predicate: Callable[..., bool] | None) -> Match:
+    if not isinstance(raw, dict):
+        raise EntryError("match", "an object of conditions", index)
+    for key, value in raw.items():
+        if key in _STRING_MATCHERS:
+            if not isinstance(value, str):
+                raise EntryError(f"match.{key}", "a string", index)
+            if key.endswith("Regex"):
+                try:
+                    re.compile(value)
+                except re.error as exc:
+                    raise EntryError(f"match.{key}", f"a valid regular expression ({exc})", index) from None
+        elif key in _BOOL_MATCHERS:
+            if not isinstance(value, bool):
+                raise EntryError(f"match.{key}", "true or false", index)
+        elif key == "turn":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise EntryError("match.turn", "a whole number of earlier model turns, 0 or more", index)
+        else:
+            known = ", ".join((*_STRING_MATCHERS, *_BOOL_MATCHERS, "turn"))
+            raise EntryError(f"match.{key}", f"not a matcher (known: {known}; predicate from Python)", index)
+    if predicate is not None and not callable(predicate):
+        raise EntryError("match.predicate", "a callable taking the request", index)
+    return Match(dict(raw), predicate)
+
+
+def parse_entries(payload: Any) -> list[Entry]:
+    """Entries from one entry, a list of entries, or {"entries": [...]}: all valid, or an EntryError."""
+    if isinstance(payload, dict) and set(payload) == {"entries"}:
+        payload = payload["entries"]
+    if isinstance(payload, dict):
+        return [parse_entry(payload)]
+    if not isinstance(payload, list):
+        raise EntryError("script", 'an entry object, a list of entries, or {"entries": [...]}')
+    return [parse_entry(item, index=i) for i, item in enumerate(payload)]

@@ -1,0 +1,132 @@
+"""Turning a script entry into chunks: the answer, its timing, and the faults it asks for."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from gemini_emulator.engines.replay import Replayer
+from gemini_emulator.engines.synth.prose import split_for_stream
+from gemini_emulator.protocol import errors
+from gemini_emulator.seam import DROP, TRUNCATE, Chunk, GenerateRequest
+
+ZERO_CONFIG = "zero-config"  # journal name of the unscripted answer
+# How production words a turn that ended in calls (google-adk-go traces, 2026).
+FUNCTION_CALL_MESSAGE = "Model generated function call(s)."
+
+
+def function_call_message(request: GenerateRequest) -> str | None:
+    """finishMessage for a function-call turn: 2026 traces carry it on unary answers of every model and on
+    gemini-2.5 streams, but not on Gemini 3 streams (google-adk-go: 27/27 2.5 unary, 2/3 2.5 SSE,
+    0/6 Gemini 3 SSE, 30/41 Gemini 3.5 unary)."""
+    if request.stream and request.model.startswith("gemini-3"):
+        return None
+    return FUNCTION_CALL_MESSAGE
+
+
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def mint_call_id(seed: str) -> str:
+    """8 characters of [a-z0-9], like production's functionCall ids (e.g. "gzbp0yzp")."""
+    digest = hashlib.sha256(("id:" + seed).encode()).digest()
+    return "".join(_ID_ALPHABET[b % 36] for b in digest[:8])
+
+
+def mint_signature(seed: str) -> str:
+    """An opaque base64 thoughtSignature; clients only echo it back."""
+    digest = hashlib.sha256(("sig:" + seed).encode()).digest()
+    return base64.b64encode(b"\x12" + digest * 2).decode()
+
+
+def error_from(spec: str | dict[str, Any], request: GenerateRequest) -> errors.ApiError:
+    if isinstance(spec, str):
+        return errors.named(spec, request.model, request.version)
+    return errors.ApiError(spec["code"], spec.get("message", ""), spec.get("status", ""), list(spec.get("details", [])))
+
+
+def _function_calls(spec: Any, request: GenerateRequest) -> list[dict[str, Any]]:
+    calls = spec if isinstance(spec, list) else [spec]
+    parts = []
+    for i, call in enumerate(calls):
+        seed = f"{request.fingerprint}:{i}:{call['name']}"
+        body = {"name": call["name"], "args": call.get("args", {}), "id": call.get("id") or mint_call_id(seed)}
+        part: dict[str, Any] = {"functionCall": body}
+        if i == 0:
+            part["thoughtSignature"] = mint_signature(seed)
+        parts.append(part)
+    return parts
+
+
+def answer_chunks(spec: dict[str, Any], request: GenerateRequest, prelude: Callable[[], list[str]]) -> list[Chunk]:
+    """The entry's answer as chunks, before timing and faults; `prelude` is the text used when the
+    entry only declares a fault (errorAfterChunks without an answer of its own)."""
+    if "blockReason" in spec:
+        return [Chunk(block_reason=spec["blockReason"], safety_ratings=spec.get("safetyRatings"))]
+    if "raw" in spec:
+        items = spec["raw"] if isinstance(spec["raw"], list) else [spec["raw"]]
+        return [Chunk(raw=item) for item in items]
+    if "functionCall" in spec:
+        chunk = Chunk(
+            parts=_function_calls(spec["functionCall"], request), finish_message=function_call_message(request)
+        )
+        return [chunk]
+    if "chunks" in spec:
+        return [Chunk(parts=[{"text": c} if isinstance(c, str) else dict(c)]) for c in spec["chunks"]]
+    if "text" in spec:
+        texts = split_for_stream(spec["text"]) if request.stream else [spec["text"]]
+    else:
+        texts = prelude()
+    return [Chunk(parts=[{"text": t}]) for t in texts]
+
+
+async def render(
+    spec: dict[str, Any],
+    request: GenerateRequest,
+    prelude: Callable[[], list[str]] = lambda: [""],
+    replayer: Replayer | None = None,
+) -> AsyncIterator[Chunk]:
+    """Yield the entry's chunks with its delays, finish details and faults (a `replay` entry: the recorded
+    exchange that matches the request, from `replayer`)."""
+    if spec.get("delayMs"):
+        await asyncio.sleep(spec["delayMs"] / 1000)
+    if "replay" in spec:
+        if replayer is None:
+            raise errors.replay_unmatched("this engine has no captures to replay", [])
+        async for chunk in replayer.play(request, spec["replay"], spec.get("chunkDelayMs", 0) / 1000):
+            yield chunk
+        return
+    midstream = "errorAfterChunks" in spec
+    if "error" in spec and not midstream:
+        raise error_from(spec["error"], request)
+    chunks = answer_chunks(spec, request, prelude)
+    last = chunks[-1]
+    if last.raw is None and last.block_reason is None:
+        last.finish_reason = spec.get("finishReason", "STOP")
+        last.finish_message = spec.get("finishMessage", last.finish_message)
+        last.safety_ratings = spec.get("safetyRatings")
+    if "usage" in spec:
+        for chunk in chunks:
+            chunk.usage = spec["usage"]
+    if midstream:
+        chunks = chunks[: spec["errorAfterChunks"]]
+        for chunk in chunks:  # the stream never finished
+            chunk.finish_reason = chunk.finish_message = None
+    elif "dropAfterChunks" in spec:
+        chunks = [*chunks[: spec["dropAfterChunks"]], Chunk(fault=DROP)]
+    elif "dropAfterBytes" in spec:
+        chunks[0].fault, chunks[0].fault_at_byte = DROP, spec["dropAfterBytes"]
+    elif spec.get("truncateFinalEvent"):
+        last.fault = TRUNCATE
+    pause = spec.get("chunkDelayMs", 0) / 1000
+    clock = asyncio.get_running_loop().time
+    start = clock()
+    for i, chunk in enumerate(chunks):
+        if i and pause:  # chunk i is due at start + i * pause: a late chunk does not push back the ones after it
+            await asyncio.sleep(max(0.0, start + i * pause - clock()))
+        yield chunk
+    if midstream:
+        raise error_from(spec["error"], request)

@@ -1,0 +1,161 @@
+"""Per-caller script state: every API key (or bearer token) is its own namespace, made on first use.
+
+The namespace "*" is shared: its entries (e.g. loaded with --script at start-up) answer any caller whose own
+script has nothing for the request. Mutations may come from other threads (the in-process pytest fixture),
+so they hold a lock; the event loop only reads and counts under the same lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gemini_emulator.engines.scripted.entries import FOREVER, Entry
+from gemini_emulator.seam import GenerateRequest
+
+SHARED = "*"
+
+
+@dataclass
+class Namespace:
+    name: str
+    entries: list[Entry] = field(default_factory=list)
+    strict: bool | None = None  # None: follow the shared namespace's setting, else the server's --strict
+    answered: int = 0
+    next_index: int = 0
+
+
+Misses = list[tuple[str, list[str]]]  # (entry name, why its matcher did not hold)
+
+
+@dataclass
+class Selection:
+    """The entry that answers a request, or why none did."""
+
+    entry: Entry | None
+    near_misses: Misses = field(default_factory=list)
+
+
+class ScriptStore:
+    """All namespaces' scripts."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+        self._lock = threading.Lock()
+        self._spaces: dict[str, Namespace] = {}
+
+    def namespace(self, name: str) -> Namespace:
+        with self._lock:
+            return self._get(name)
+
+    def _get(self, name: str) -> Namespace:
+        space = self._spaces.get(name)
+        if space is None:
+            space = self._spaces[name] = Namespace(name)
+        return space
+
+    def add(self, name: str, entries: list[Entry], replace: bool = False) -> None:
+        with self._lock:
+            space = self._get(name)
+            if replace:
+                space.entries.clear()
+            for entry in entries:
+                entry.index = space.next_index
+                space.next_index += 1
+                space.entries.append(entry)
+
+    def pending(self, name: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [e.describe() for e in self._get(name).entries]
+
+    def set_strict(self, name: str, strict: bool | None) -> None:
+        with self._lock:
+            self._get(name).strict = strict
+
+    def is_strict(self, name: str) -> bool:
+        """The namespace's own setting, else the shared namespace's (it speaks for every caller, as its
+        entries answer every caller), else the server's --strict."""
+        with self._lock:
+            own = self._get(name).strict
+            shared = self._spaces.get(SHARED)
+            default = self.strict if shared is None or shared.strict is None else shared.strict
+        return default if own is None else own
+
+    def reset(self, name: str | None = None) -> None:
+        with self._lock:
+            if name is None:
+                self._spaces.clear()
+            else:
+                self._spaces.pop(name, None)
+
+    def pending_counts(self) -> dict[str, int]:
+        """Pending entries per namespace, for every namespace in use."""
+        with self._lock:
+            return {name: len(space.entries) for name, space in self._spaces.items()}
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._spaces)
+
+    def holds_entries(self, name: str) -> bool:
+        """Whether the caller's script or the shared one has any entry (read without the lock: a hint that lets a
+        caller with no script skip `select`; an entry added meanwhile is as if added just after)."""
+        for key in (name, SHARED):
+            space = self._spaces.get(key)
+            if space is not None and space.entries:
+                return True
+        return False
+
+    def select(self, request: GenerateRequest) -> Selection:
+        """The caller's own entries first, then the shared ones; within each, entries with a matcher
+        before plain ones, and oldest first. Serving counts a use and drops a spent entry."""
+        with self._lock:
+            space, entry, misses = self._answering(request)
+            return Selection(self._serve(space, entry) if space and entry else None, misses)
+
+    def holds_kind(self, namespace: str, kind: str) -> bool:
+        """Whether the caller's script or the shared one has an entry of this answer kind (e.g. `replay`)."""
+        with self._lock:
+            spaces = [self._spaces.get(name) for name in (namespace, SHARED)]
+            return any(kind in e.spec for space in spaces if space is not None for e in space.entries)
+
+    def peek(self, request: GenerateRequest) -> Entry | None:
+        """The entry that would answer `request`, left unserved."""
+        with self._lock:
+            return self._answering(request)[1]
+
+    def select_if(self, request: GenerateRequest, accept: Callable[[Entry], bool]) -> Entry | None:
+        """Serve the entry that answers `request` only when `accept` takes it (one step: no other caller's
+        request is served in between)."""
+        with self._lock:
+            space, entry, _ = self._answering(request)
+            return self._serve(space, entry) if space and entry and accept(entry) else None
+
+    def _answering(self, request: GenerateRequest) -> tuple[Namespace | None, Entry | None, Misses]:
+        """The namespace and entry that answer `request` (the caller holds the lock), and the matchers that
+        did not hold on the way."""
+        misses: Misses = []
+        for name in (request.namespace, SHARED):
+            space = self._spaces.get(name)
+            if space is None or not space.entries:
+                continue
+            matched = [e for e in space.entries if not e.match.empty]
+            plain = [e for e in space.entries if e.match.empty]
+            for entry in matched:
+                why = entry.match.failures(request)
+                if not why:
+                    return space, entry, misses
+                misses.append((entry.name, why))
+            if plain:
+                return space, plain[0], misses
+        return None, None, misses
+
+    @staticmethod
+    def _serve(space: Namespace, entry: Entry) -> Entry:
+        entry.served += 1
+        space.answered += 1
+        if entry.times != FOREVER and entry.served >= entry.times:
+            space.entries.remove(entry)
+        return entry

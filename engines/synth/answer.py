@@ -1,0 +1,168 @@
+"""The zero-config answer, honouring what the request asked for (issue 4).
+
+In order: a function call when the declared tools and calling mode call for one (engines/synth/tools.py);
+a text answer that uses the function responses of the last turn; schema-valid JSON for
+`responseMimeType: application/json` (engines/synth/schema.py); one enum member for `text/x.enum`;
+otherwise the composed prose of engines/synth/prose.py. Then thinking (thought tokens for thinking models,
+thought-summary parts with `includeThoughts`), `stopSequences` and `maxOutputTokens` apply, and Gemini 3's
+thought signatures are placed as the 2026 captures show (on the first call part, on the text part of a
+unary answer, on a final empty-text part of a stream).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gemini_emulator.engines.scripted.render import function_call_message, mint_call_id, mint_signature
+from gemini_emulator.engines.synth import builtin as synth_builtin
+from gemini_emulator.engines.synth import tools as synth_tools
+from gemini_emulator.engines.synth.prose import compose, split_for_stream
+from gemini_emulator.engines.synth.schema import synthesize
+from gemini_emulator.protocol import tokens
+from gemini_emulator.seam import Chunk, GenerateRequest, pick
+
+# Hidden thinking: a deterministic share of the prompt, as a 2.5 Flash answer to an 11-token question
+# spent 33-34 thought tokens (google-adk-go TestModel_Generate*_ok.httprr).
+THINKING_BASE = 24
+
+
+def _config(request: GenerateRequest, camel: str) -> Any:
+    config = request.generation_config
+    return pick(config, camel) if config else None
+
+
+def _structured(request: GenerateRequest, seed: str) -> str | None:
+    """The answer text for JSON or enum output, or None for plain text."""
+    mime = str(_config(request, "responseMimeType") or "")
+    if mime not in ("application/json", "text/x.enum"):
+        return None
+    json_schema = _config(request, "responseJsonSchema")
+    schema = json_schema if json_schema is not None else _config(request, "responseSchema")
+    hints = [w for w in request.last_user_text().split() if len(w) > 3][:5]
+    if mime == "application/json":
+        if not isinstance(schema, dict):
+            return json.dumps({"response": compose(request.last_user_text(), seed)}, indent=2)
+        value = synthesize(schema, seed, json_schema is not None, hints)
+        return json.dumps(value, indent=2, ensure_ascii=False)  # production's indented output text
+    if mime == "text/x.enum" and isinstance(schema, dict) and isinstance(schema.get("enum"), list):
+        return str(synthesize(schema, seed, json_schema is not None))
+    return None
+
+
+def _thinking_tokens(request: GenerateRequest, prompt_tokens: int) -> int:
+    if not request.thinking:
+        return 0
+    thinking = _config(request, "thinkingConfig") or {}
+    budget = thinking.get("thinkingBudget", thinking.get("thinking_budget"))
+    if budget == 0:
+        return 0
+    spent = THINKING_BASE + prompt_tokens
+    if isinstance(budget, int) and budget > 0:
+        spent = min(spent, budget)
+    return spent
+
+
+def _include_thoughts(request: GenerateRequest) -> bool:
+    thinking = _config(request, "thinkingConfig") or {}
+    return bool(thinking.get("includeThoughts", thinking.get("include_thoughts")))
+
+
+def _gemini3(request: GenerateRequest) -> bool:
+    return request.model.startswith("gemini-3")
+
+
+def _call_chunk(request: GenerateRequest, decl: synth_tools.Declaration) -> Chunk:
+    body: dict[str, Any] = {"name": decl.name, "args": synth_tools.arguments(decl, request)}
+    if _gemini3(request) and request.backend == "developer":
+        body["id"] = mint_call_id(f"{request.fingerprint}:{decl.name}")
+    part: dict[str, Any] = {"functionCall": body}
+    if request.thinking or _gemini3(request):  # Gemini 3 refuses a replayed call without its signature
+        part["thoughtSignature"] = mint_signature(f"{request.fingerprint}:{decl.name}")
+    return Chunk(parts=[part], finish_reason="STOP", finish_message=function_call_message(request))
+
+
+def answer(request: GenerateRequest, prompt_tokens: int) -> list[Chunk]:
+    """The zero-config answer as chunks (one per candidate for unary calls, several when streamed)."""
+    thoughts = _thinking_tokens(request, prompt_tokens)
+    limit = _config(request, "maxOutputTokens")
+    limit = limit if isinstance(limit, int) and limit > 0 else None
+    decl = synth_tools.choose(request)
+    if decl is not None and (limit is None or thoughts < limit):
+        chunk = _call_chunk(request, decl)
+        chunk.usage = {"thoughtsTokenCount": thoughts} if thoughts else None
+        return [chunk]
+    count = _config(request, "candidateCount")
+    count = count if isinstance(count, int) and 1 < count <= 8 else 1
+    summary = ""
+    if _include_thoughts(request) and thoughts:
+        topic = " ".join(request.last_user_text().split()[:6])
+        summary = f"**Considering the request**\n\nThe user asks: {topic}. I will answer directly.\n"
+        thoughts += tokens.count_text(summary)
+    if limit is not None and thoughts >= limit:
+        thoughts, summary = limit, ""
+    usage = {"thoughtsTokenCount": thoughts} if thoughts else None
+    chunks: list[Chunk] = []
+    for index in range(count):
+        chunks += _candidate(request, index, summary, thoughts, limit, usage)
+    return chunks
+
+
+def _candidate(
+    request: GenerateRequest, index: int, summary: str, thoughts: int, limit: int | None, usage: dict[str, Any] | None
+) -> list[Chunk]:
+    """One candidate's chunks (candidate 0 is the answer; later ones vary the seed)."""
+    seed = request.fingerprint if index == 0 else f"{request.fingerprint}:{index}"
+    if synth_tools.has_function_response(request):
+        text = synth_tools.response_summary(request)
+    else:
+        text = _structured(request, seed) or compose(request.last_user_text(), seed)
+    text = _stop(text, _config(request, "stopSequences"))
+    finish = "STOP"
+    if limit is not None:
+        if thoughts >= limit:
+            text, finish = "", "MAX_TOKENS"
+        elif tokens.count_text(text) > limit - thoughts:
+            text, finish = tokens.truncate(text, limit - thoughts), "MAX_TOKENS"
+    pieces = split_for_stream(text) if request.stream and text else ([text] if text else [])
+    chunks = [Chunk(parts=[{"text": p}], usage=usage, index=index) for p in pieces]
+    if summary:
+        chunks.insert(0, Chunk(parts=[{"text": summary, "thought": True}], usage=usage, index=index))
+    signature = mint_signature(seed) if _gemini3(request) else None
+    if signature and not request.stream and pieces:
+        chunks[-1].parts[-1]["thoughtSignature"] = signature
+    if signature and request.stream:
+        chunks.append(Chunk(parts=[{"text": "", "thoughtSignature": signature}], usage=usage, index=index))
+    if not chunks:
+        chunks = [Chunk(usage=usage, index=index)]
+    _builtin_tools(request, chunks, text)
+    chunks[-1].finish_reason = finish
+    return chunks
+
+
+def _builtin_tools(request: GenerateRequest, chunks: list[Chunk], text: str) -> None:
+    """Code execution parts before the answer; search grounding and URL context on the last chunk."""
+    tools = synth_builtin.enabled(request)
+    if not tools:
+        return
+    if "code" in tools:
+        parts, cost = synth_builtin.code_parts(request)
+        usage = dict(chunks[0].usage or {}) | {"toolUsePromptTokenCount": cost}
+        for chunk in chunks:
+            chunk.usage = usage
+        chunks.insert(0, Chunk(parts=parts, usage=usage, index=chunks[0].index))
+    grounding: dict[str, Any] = {}
+    if "search" in tools and text:
+        grounding |= synth_builtin.search_grounding(request, text)
+    if "url" in tools:
+        grounding |= synth_builtin.url_context(request) or {}
+    if grounding:
+        chunks[-1].grounding = grounding
+
+
+def _stop(text: str, stops: Any) -> str:
+    """Text cut before the first stop sequence (production stops without emitting it)."""
+    if not isinstance(stops, list):
+        return text
+    cut = min((i for s in stops if isinstance(s, str) and s and (i := text.find(s)) >= 0), default=-1)
+    return text[:cut] if cut >= 0 else text
