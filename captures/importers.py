@@ -72,7 +72,7 @@ def httprr_records(data: bytes) -> list[tuple[bytes, bytes, int]]:
     trace; the offset lets a reader report where in the file two bodies part."""
     if not data.startswith(_MAGIC):
         raise ValueError("not an httprr v1 trace")
-    pos, out = len(_MAGIC), []
+    pos, out = len(_MAGIC), list[tuple[bytes, bytes, int]]()
     while pos < len(data):
         eol = data.index(b"\n", pos)
         req_len, resp_len = (int(n) for n in data[pos:eol].split(b" "))

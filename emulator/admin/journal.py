@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from time import monotonic
@@ -189,7 +189,9 @@ class Journal:
         record.duration_ms = (monotonic() - record.started) * 1000
         record.complete = complete
 
-    async def tee(self, record: Record, status: int, pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    async def tee(
+        self, record: Record, status: int, pieces: AsyncIterable[bytes | str | memoryview]
+    ) -> AsyncIterator[bytes | str | memoryview]:
         """Pass a streamed body through, journaling it as it was sent (complete only if it ended cleanly)."""
         sent: list[bytes] = []
         size = 0
@@ -197,7 +199,7 @@ class Journal:
         try:
             async for piece in pieces:
                 if size < MAX_RESPONSE_TEXT:
-                    sent.append(piece)
+                    sent.append(piece if isinstance(piece, bytes) else _as_bytes(piece))
                     size += len(piece)
                 yield piece
             complete = True
@@ -230,3 +232,8 @@ class Journal:
                 self._records.clear()
             else:
                 self._records = deque(r for r in self._records if r.namespace != namespace)
+
+
+def _as_bytes(piece: str | memoryview) -> bytes:
+    """A streamed piece that is not bytes (Starlette allows str and memoryview; ours are all bytes)."""
+    return piece.encode() if isinstance(piece, str) else bytes(piece)

@@ -64,7 +64,7 @@ def _doubles(obj: Any) -> Any:
 _WALKED = (float, dict, list)
 
 
-class FloatFree(dict):  # type: ignore[type-arg]
+class FloatFree(dict[str, Any]):
     """A dict its maker knows holds no float anywhere: printed without searching it for one (orjson prints a dict
     subclass as a dict). Response bodies are built as these when the engine's parts hold no float."""
 

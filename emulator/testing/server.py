@@ -29,7 +29,8 @@ class RunningEmulator:
     @property
     def store(self) -> ScriptStore | None:
         """The engine's script store (in-process access: Python predicates work here)."""
-        return self._server.config.app.state.store  # type: ignore[no-any-return]
+        app: Any = self._server.config.app  # the Starlette app create_app built
+        return app.state.store
 
     def stop(self) -> None:
         self._server.should_exit = True
@@ -58,7 +59,7 @@ def serve_in_thread(app: Any, host: str, port: int) -> tuple[uvicorn.Server, thr
         app, host=host, port=port, log_level="warning", access_log=False, server_header=False, lifespan="off"
     )
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    # uvicorn listens for signals only on the main thread (Server.capture_signals): this thread never does.
     thread = threading.Thread(target=server.run, name=f"gemini-emulator:{port}", daemon=True)
     thread.start()
     while not server.started:

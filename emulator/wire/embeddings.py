@@ -60,7 +60,8 @@ def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -
         instances = body.get("instances")
         if not isinstance(instances, list) or not instances:
             raise errors.invalid_argument()
-        parameters = body.get("parameters") if isinstance(body.get("parameters"), dict) else {}
+        given = body.get("parameters")
+        parameters: dict[str, Any] = given if isinstance(given, dict) else {}
         texts = [_text(i.get("content")) if isinstance(i, dict) else "" for i in instances]
         vectors = engine.embed(model, texts, _dims(parameters))
         predictions = [

@@ -156,7 +156,7 @@ def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, 
     """A unary answer, with the script's fault applied: DROP cuts the connection, TRUNCATE halves the body."""
     response = json_response(body if chunk.raw is not None else _encode(body, target, int_enums), extra=extra)
     if chunk.fault == TRUNCATE:
-        return _response(response.body[: len(response.body) // 2], 200, framing.JSON_TYPE, BASE_HEADERS | extra)
+        return _response(bytes(response.body[: len(response.body) // 2]), 200, framing.JSON_TYPE, BASE_HEADERS | extra)
     if chunk.fault == DROP:
         cut = framing.Cut(at_byte=chunk.fault_at_byte or 0)
         headers = BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}

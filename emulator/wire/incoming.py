@@ -8,6 +8,7 @@ and URLs, so both are kept in bounded tables.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.types import Receive, Scope
@@ -56,7 +57,7 @@ def query_of(query_string: bytes) -> dict[str, str]:
     return known
 
 
-def _remember(table: dict, key: object, value: dict[str, str]) -> None:  # type: ignore[type-arg]
+def _remember(table: dict[Any, dict[str, str]], key: object, value: dict[str, str]) -> None:
     if len(table) >= _MAX:
         table.clear()
     table[key] = value

@@ -39,8 +39,8 @@ SECURITY_SCHEMES = {
     "apiKeyQuery": {"type": "apiKey", "in": "query", "name": "key"},
     "bearer": {"type": "http", "scheme": "bearer", "description": "Any token (no OAuth check)"},
 }
-_KEY_OR_TOKEN = [{"apiKey": []}, {"apiKeyQuery": []}, {"bearer": []}]
-_TOKEN = [{"bearer": []}]
+_KEY_OR_TOKEN: list[dict[str, list[str]]] = [{"apiKey": []}, {"apiKeyQuery": []}, {"bearer": []}]
+_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
 def _version(versions: list[str]) -> dict[str, Any]:
@@ -242,7 +242,7 @@ def _ok(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
 
 
 def _errors(stream: bool = False) -> dict[str, Any]:
-    content = dict(_ERROR)
+    content: dict[str, Any] = dict(_ERROR)
     if stream:  # the JSON-array stream wraps an early error in an array; alt=sse keeps its content type
         wrapped = {"type": "array", "items": {"$ref": _REF + "Error"}, "minItems": 1, "maxItems": 1}
         content = {

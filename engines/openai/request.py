@@ -222,7 +222,7 @@ def _content_item(part: dict[str, Any]) -> dict[str, Any] | None:
 def tool_fields(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
     """(`tools`, `tool_choice`): function declarations only; built-in Google tools have no upstream form.
     Declarations and the calling mode are read as the scripted engine reads them (engines/synth/tools.py)."""
-    tools = []
+    tools: list[dict[str, Any]] = []
     for decl in declarations(request):
         function: dict[str, Any] = {"name": decl.name}
         if decl.description:

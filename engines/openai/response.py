@@ -47,7 +47,7 @@ def usage_override(usage: Any, request: GenerateRequest) -> dict[str, Any] | Non
     if not isinstance(usage, dict) or not isinstance(usage.get("prompt_tokens"), int):
         return None
     prompt = usage["prompt_tokens"]
-    completion = usage.get("completion_tokens") if isinstance(usage.get("completion_tokens"), int) else 0
+    completion = given if isinstance(given := usage.get("completion_tokens"), int) else 0
     thoughts = _detail(usage, "completion_tokens_details", "reasoning_tokens")
     cached = _detail(usage, "prompt_tokens_details", "cached_tokens")
     _, media = tokens.count_prompt(request.contents, request.system_instruction, request.tools)
@@ -161,12 +161,12 @@ def unary_chunks(answer: Any, request: GenerateRequest, ids: CallIdStore, upstre
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict):
             raise errors.upstream_invalid(upstream, "a choice has no message")
-        index = choice.get("index") if isinstance(choice.get("index"), int) else n
+        index = given if isinstance(given := choice.get("index"), int) else n
         parts: list[dict[str, Any]] = []
         reasoning = reasoning_of(message)
         if thoughts and reasoning:
             parts.append({"text": reasoning, "thought": True})
-        refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else ""
+        refusal = given if isinstance(given := message.get("refusal"), str) else ""
         content = message.get("content")
         if isinstance(content, str) and content and not refusal:
             parts.append({"text": content})

@@ -72,7 +72,7 @@ class StreamTranslator:
         chunks: list[Chunk] = []
         for n, choice in enumerate(event.get("choices") or []):
             if isinstance(choice, dict):
-                index = choice.get("index") if isinstance(choice.get("index"), int) else n
+                index = given if isinstance(given := choice.get("index"), int) else n
                 chunks.extend(self._choice(index, choice))
         if usage is not None:
             for chunk in chunks:  # upstreams with continuous usage stats: running counts on every chunk
@@ -81,8 +81,9 @@ class StreamTranslator:
 
     def _choice(self, index: int, choice: dict[str, Any]) -> list[Chunk]:
         state = self.choices.setdefault(index, ChoiceState())
-        delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-        out = []
+        given = choice.get("delta")
+        delta: dict[str, Any] = given if isinstance(given, dict) else {}
+        out: list[Chunk] = []
         reasoning = reasoning_of(delta)
         if reasoning and self.thoughts:
             out.append(Chunk(parts=[{"text": reasoning, "thought": True}], index=index))
@@ -104,7 +105,8 @@ class StreamTranslator:
         call = state.calls.setdefault(index if isinstance(index, int) else len(state.calls), PendingCall())
         if isinstance(fragment.get("id"), str) and fragment["id"] and not call.id:
             call.id = fragment["id"]
-        function = fragment.get("function") if isinstance(fragment.get("function"), dict) else {}
+        given = fragment.get("function")
+        function: dict[str, Any] = given if isinstance(given, dict) else {}
         if isinstance(function.get("name"), str) and function["name"] and not call.name:
             call.name = function["name"]
         arguments = function.get("arguments")

@@ -353,8 +353,8 @@ def _key(value: Any) -> str:
 
 def _free_text(schema: dict[str, Any]) -> bool:
     """A string schema whose values may be any text (so a number can be appended to one)."""
-    constrained = ("enum", "const", "format", "pattern", "maxLength", "max_length", "anyOf", "any_of", "oneOf")
-    constrained += ("one_of", "allOf", "all_of", "not", "$ref", "ref")
+    constrained: tuple[str, ...] = ("enum", "const", "format", "pattern", "maxLength", "max_length", "anyOf", "any_of")
+    constrained += ("oneOf", "one_of", "allOf", "all_of", "not", "$ref", "ref")
     return type_of(schema) in ("string", None) and not any(k in schema for k in constrained)
 
 
@@ -368,10 +368,11 @@ def _limits(schema: dict[str, Any]) -> tuple[float | None, bool, float | None, b
     lo, hi = number(schema.get("minimum")), number(schema.get("maximum"))
     ex_lo, ex_hi = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
     lo_open, hi_open = ex_lo is True, ex_hi is True
-    if number(ex_lo) is not None and (lo is None or number(ex_lo) >= lo):
-        lo, lo_open = number(ex_lo), True
-    if number(ex_hi) is not None and (hi is None or number(ex_hi) <= hi):
-        hi, hi_open = number(ex_hi), True
+    strict_lo, strict_hi = number(ex_lo), number(ex_hi)
+    if strict_lo is not None and (lo is None or strict_lo >= lo):
+        lo, lo_open = strict_lo, True
+    if strict_hi is not None and (hi is None or strict_hi <= hi):
+        hi, hi_open = strict_hi, True
     return lo, lo_open, hi, hi_open
 
 
