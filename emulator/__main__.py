@@ -1,4 +1,4 @@
-"""`python -m emulator` is the `gemini-emulator` command."""
+"""`python -m gemini_emulator` is the `gemini-emulator` command."""
 
 from gemini_emulator.cli import main
 

@@ -1,15 +1,19 @@
-"""The `gemini-emulator` command."""
+"""The `gemini-emulator` command: its options are generated from the settings' declarations (config.py)."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
+import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from gemini_emulator import __version__, runtime
 from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, is_loopback
-from gemini_emulator.config import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, Settings, env_name
+from gemini_emulator.config import BY_NAME, DEFAULT_HOST, DEFAULT_PORT, SETTINGS, Settings
+from gemini_emulator.engines.openai.config import VARIABLES as OPENAI_VARIABLES
 from gemini_emulator.seam import EngineLoadError, available_engines, load_engine
 from gemini_emulator.testing.sdk_env import (
     DEFAULT_CLIENT_KEY,
@@ -20,16 +24,50 @@ from gemini_emulator.testing.sdk_env import (
     shell_lines,
 )
 
-
-def _help(text: str, field: str, default: object) -> str:
-    return f"{text} [env {env_name(field)}; default {default}]"
-
-
 _ENGINE_EPILOG = (
-    "--engine openai answers from an OpenAI-compatible server, configured by GEMINI_EMULATOR_OPENAI_BASE_URL "
-    "(required, e.g. http://127.0.0.1:11434/v1), _API_KEY, _MODEL_MAP (gemini-x=upstream-y,...), _DEFAULT_MODEL, "
-    "_TIMEOUT, _JSON_SCHEMA and _MAX_TOKENS_FIELD (README: The openai engine)."
+    f"--engine openai answers from an OpenAI-compatible server, configured by {OPENAI_VARIABLES[0].env} "
+    "(required, e.g. http://127.0.0.1:11434/v1), "
+    + ", ".join("_" + v.name for v in OPENAI_VARIABLES[1:-1])
+    + f" and _{OPENAI_VARIABLES[-1].name} (README: The openai engine)."
 )
+# The settings `serve` takes (all of them), and those the other subcommands take.
+SERVE_SETTINGS = tuple(s.name for s in SETTINGS)
+ENV_SETTINGS = ("host", "port", "api_key")
+RECORD_SETTINGS = ("host", "port", "log_level")
+
+
+def add_settings(
+    parser: argparse.ArgumentParser,
+    names: Sequence[str],
+    helps: Mapping[str, str] | None = None,
+    shown: Mapping[str, str] | None = None,
+) -> None:
+    """One option per named setting, generated from its declaration: its flag, its help (or `helps[name]`) and,
+    once, its variable and default (or `shown[name]`). An option not given leaves no attribute
+    (argparse.SUPPRESS), so a value given before the subcommand is not overwritten by the subcommand's parser."""
+    for name in names:
+        setting = BY_NAME[name]
+        default = (shown or {}).get(name, setting.default_text)
+        text = f"{(helps or {}).get(name, setting.help)} [env {setting.env}; default {default}]".replace("%", "%%")
+        if setting.kind is bool:
+            parser.add_argument(
+                setting.flag, dest=name, action="store_const", const="true", default=argparse.SUPPRESS, help=text
+            )
+        else:
+            metavar = "{" + ",".join(setting.choices) + "}" if setting.choices else name.upper()
+            parser.add_argument(setting.flag, dest=name, metavar=metavar, default=argparse.SUPPRESS, help=text)
+
+
+def settings_from(args: argparse.Namespace, names: Sequence[str]) -> Settings:
+    """Settings from the environment, then from the flags among `names` that were given, each parsed by its
+    declaration (a bad value is a one-line ValueError naming the flag or variable)."""
+    given = {}
+    for name in names:
+        raw = getattr(args, name, None)
+        if raw is not None:
+            setting = BY_NAME[name]
+            given[name] = setting.parse(raw, setting.flag)
+    return Settings.from_env(**given)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,11 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         help="run the emulator (the default command)",
-        description="Serve the Gemini API on HOST:PORT until interrupted.",
+        description="Serve the Gemini API on HOST:PORT until interrupted. Every option is also an environment"
+        " variable; a flag wins over its variable.",
         epilog=_ENGINE_EPILOG,
-        argument_default=argparse.SUPPRESS,
     )
-    _serve_options(serve)
+    add_settings(serve, SERVE_SETTINGS)
     commands.add_parser(
         "engines", help="list the installed answer engines", description="List engine names usable with --engine."
     )
@@ -57,16 +95,16 @@ def build_parser() -> argparse.ArgumentParser:
         description='Print the environment that points unmodified SDKs at an emulator: eval "$(gemini-emulator env)".'
         " google-genai (Python) and @google/genai (Node) read the base URLs; they, LangChain and @ai-sdk/google"
         " read the key.",
-        argument_default=argparse.SUPPRESS,
     )
-    env.add_argument(
-        "--host", help=_help("the emulator's address (a wildcard such as 0.0.0.0 means loopback)", "host", DEFAULT_HOST)
-    )
-    env.add_argument("--port", type=int, help=_help("the emulator's port", "port", DEFAULT_PORT))
-    env.add_argument(
-        "--api-key",
-        dest="api_key",
-        help=_help("API key to export (the emulator's --api-key, if it has one)", "api_key", DEFAULT_CLIENT_KEY),
+    add_settings(
+        env,
+        ENV_SETTINGS,
+        helps={
+            "host": "the emulator's address (a wildcard such as 0.0.0.0 means loopback)",
+            "port": "the emulator's port",
+            "api_key": "API key to export (the emulator's --api-key, if it has one)",
+        },
+        shown={"api_key": DEFAULT_CLIENT_KEY},
     )
     env.add_argument(
         "--shell",
@@ -82,8 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     record.add_argument("--upstream", required=True, help="e.g. https://generativelanguage.googleapis.com")
     record.add_argument("--captures", default="captures/recorded", help="where captures go [default captures/recorded]")
-    record.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind [default {DEFAULT_HOST}]")
-    record.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on [default {DEFAULT_PORT}]")
+    add_settings(record, RECORD_SETTINGS)
     record.add_argument(
         "--scrub",
         action="append",
@@ -91,94 +128,40 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REGEX[=REPLACEMENT]",
         help="replace matches in both bodies before writing (repeatable; replacement defaults to REDACTED)",
     )
-    record.add_argument("--log-level", dest="log_level", default="warning", help="server log level")
-    _serve_options(parser)
+    add_settings(parser, SERVE_SETTINGS)
     return parser
 
 
-def _serve_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--host", help=_help("address to bind; use 0.0.0.0 only inside a container", "host", DEFAULT_HOST)
-    )
-    parser.add_argument("--port", type=int, help=_help("port to listen on", "port", DEFAULT_PORT))
-    parser.add_argument("--engine", help=_help("answer engine (see `gemini-emulator engines`)", "engine", "scripted"))
-    parser.add_argument(
-        "--api-key",
-        dest="api_key",
-        help=_help(
-            "accept only this API key; any other gets production's 400 API_KEY_INVALID", "api_key", "any key accepted"
-        ),
-    )
-    parser.add_argument(
-        "--max-body-bytes",
-        dest="max_body_bytes",
-        type=int,
-        help=_help("largest request body accepted", "max_body_bytes", DEFAULT_MAX_BODY),
-    )
-    parser.add_argument(
-        "--body-timeout",
-        dest="body_timeout",
-        type=int,
-        help=_help(
-            "seconds a request body may take to arrive before a 408 (0: no limit)",
-            "body_timeout",
-            Settings.body_timeout,
-        ),
-    )
-    parser.add_argument(
-        "--strict",
-        action="store_const",
-        const=True,
-        help=_help(
-            "answer requests no script entry matches with an error, not the zero-config answer", "strict", "off"
-        ),
-    )
-    parser.add_argument(
-        "--script",
-        help=_help("JSON (or YAML) file of script entries shared by every caller", "script", "none"),
-    )
-    parser.add_argument(
-        "--journal-cap",
-        dest="journal_cap",
-        type=int,
-        help=_help("journal records kept (the oldest are evicted)", "journal_cap", 10_000),
-    )
-    parser.add_argument(
-        "--captures",
-        help=_help("golden captures for --engine replay and `replay` script entries", "captures", "captures/"),
-    )
-    parser.add_argument(
-        "--admin-token",
-        dest="admin_token",
-        help=_help(
-            "token the admin API (/__emulator/...) requires in the x-emulator-admin-token header; needed to use it "
-            "at all when --host is not a loopback address (prefer the variable: arguments are visible to ps)",
-            "admin_token",
-            "none",
-        ),
-    )
-    parser.add_argument(
-        "--log-level",
-        dest="log_level",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help=_help("server log level", "log_level", "warning"),
-    )
+def check_captures(settings: Settings) -> None:
+    """For --engine replay, a captures directory (--captures, else the curated captures shipped in the package)
+    that is missing or holds no captures is a one-line ValueError saying to pass --captures DIR. (The scripted
+    engine reads captures only when a `replay` entry asks, and says so then.)"""
+    from gemini_emulator.captures.format import DEFAULT_DIR
+
+    if settings.engine != "replay":
+        return
+    root = Path(settings.captures) if settings.captures else DEFAULT_DIR
+    advice = "pass --captures DIR, a folder of golden captures (captures/README.md)"
+    if not root.is_dir():
+        raise ValueError(f"no captures directory at {root}: {advice}")
+    if next(root.rglob("*.json"), None) is None:
+        raise ValueError(f"no captures in {root}: {advice}")
 
 
-_OPTIONS = (
-    "host",
-    "port",
-    "engine",
-    "api_key",
-    "max_body_bytes",
-    "body_timeout",
-    "strict",
-    "script",
-    "journal_cap",
-    "log_level",
-    "captures",
-    "admin_token",
-)
+def check_port(host: str, port: int) -> None:
+    """Bind HOST:PORT as uvicorn will (SO_REUSEADDR) and let it go: a port in use, or an address this machine
+    does not have, is a one-line OSError before the banner instead of a log line after it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                reason = f"port {port} is already in use (another server?); choose another with --port N"
+            else:
+                reason = (exc.strerror or str(exc)).lower()
+            raise OSError(f"cannot listen on {host}:{port}: {reason}") from None
 
 
 def _admin_note(settings: Settings) -> str:
@@ -221,13 +204,18 @@ def banner(settings: Settings) -> str:
 def print_env(args: argparse.Namespace) -> int:
     """`gemini-emulator env`: the shell lines that point SDKs at the emulator these settings describe."""
     try:
-        settings = Settings.from_env(**{name: getattr(args, name, None) for name in ("host", "port", "api_key")})
+        settings = settings_from(args, ENV_SETTINGS)
     except ValueError as exc:
-        print(f"gemini-emulator: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(exc)
     url = client_base_url(settings.host, settings.port)
     print(shell_lines(sdk_environment(url, settings.api_key or DEFAULT_CLIENT_KEY), getattr(args, "shell", "sh")))
     return 0
+
+
+def _refuse(exc: Exception) -> int:
+    """One line on stderr, exit status 2."""
+    print(f"gemini-emulator: {exc}", file=sys.stderr)
+    return 2
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:
@@ -245,19 +233,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "record":
         from gemini_emulator.captures import record
 
-        return record.main(args.upstream, args.captures, args.host, args.port, args.scrub, args.log_level)
-    options = {name: getattr(args, name, None) for name in _OPTIONS}
+        try:
+            settings = settings_from(args, RECORD_SETTINGS)
+            check_port(settings.host, settings.port)
+        except (ValueError, OSError) as exc:
+            return _refuse(exc)
+        return record.main(args.upstream, args.captures, settings.host, settings.port, args.scrub, settings.log_level)
     try:
-        settings = Settings.from_env(**options)
+        settings = settings_from(args, SERVE_SETTINGS)
+        check_captures(settings)
         engine = load_engine(settings.engine, settings.engine_options())
         import uvicorn
 
         from gemini_emulator.app import create_app
 
         app = create_app(settings, engine)
+        check_port(settings.host, settings.port)
     except (EngineLoadError, ValueError, OSError) as exc:
-        print(f"gemini-emulator: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(exc)
     print(banner(settings), flush=True)
     # uvicorn drains in-flight requests on SIGTERM, then raises the signal again: this handler makes that exit 0.
     signal.signal(signal.SIGTERM, _exit_cleanly)

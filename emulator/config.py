@@ -1,34 +1,125 @@
-"""Settings: every option with its environment variable and default, in one table."""
+"""Settings, declared once: each field of `Settings` is one setting with its type, default, help and secrecy.
+
+Everything else is generated from these declarations: the environment variable (GEMINI_EMULATOR_<NAME>), the
+command-line flag (--name-with-dashes) of `serve` and the other subcommands that take it, the help text (which shows
+each default once, from here), the parsing of both, and the README's configuration table (tools/gen_settings_table.py
+writes it; tests/testing/test_settings.py fails when the README and this module disagree).
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from typing import Any
 
+ENV_PREFIX = "GEMINI_EMULATOR_"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 # Production's request size limit for generateContent bodies with inline data (20 MiB).
 DEFAULT_MAX_BODY = 20 * 1024 * 1024
-# Settings never shown, logged or journaled.
-SECRET_SETTINGS = frozenset({"api_key", "admin_token"})
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+_META = "gemini_emulator.setting"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: where it is read from, what it holds, and how it is described."""
+
+    name: str  # the Settings field
+    kind: type  # str, int or bool
+    default: object
+    help: str  # one line, for `--help` and the README (backticks allowed)
+    shown: str | None = None  # how the default reads when its value says too little ("any key accepted")
+    secret: bool = False  # never shown in help, banner, repr, logs or GET /__emulator/config
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def default_text(self) -> str:
+        """The default as help and the README show it: never a secret's value."""
+        if self.shown is not None:
+            return self.shown
+        if self.kind is bool:
+            return "on" if self.default else "off"
+        return "none" if self.default is None or self.secret else str(self.default)
+
+    def parse(self, raw: str, source: str) -> object:
+        """`raw` (from the environment variable or flag named `source`) as this setting's value; a ValueError
+        saying what was wanted, in one line."""
+        if self.kind is int:
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ValueError(f"{source} must be a whole number, not {raw!r}") from None
+            low, high = self.minimum, self.maximum
+            if (low is not None and value < low) or (high is not None and value > high):
+                bounds = f"between {low} and {high}" if low is not None and high is not None else f"at least {low}"
+                raise ValueError(f"{source} must be {bounds}, not {value}")
+            return value
+        if self.kind is bool:
+            lowered = raw.strip().lower()
+            if lowered not in _TRUE + _FALSE:
+                raise ValueError(f"{source} must be true or false, not {raw!r}")
+            return lowered in _TRUE
+        if self.choices and raw not in self.choices:
+            raise ValueError(f"{source} must be one of {', '.join(self.choices)}, not {raw!r}")
+        return raw
+
+
+def _setting(default: Any, help: str, **options: Any) -> Any:
+    """A Settings field declaring one setting (see `Setting` for the options)."""
+    return field(default=default, repr=not options.get("secret", False), metadata={_META: (help, options)})
 
 
 @dataclass
 class Settings:
-    """Emulator settings. Each field reads GEMINI_EMULATOR_<FIELD> when not given explicitly."""
+    """Emulator settings. Each field reads GEMINI_EMULATOR_<FIELD> (then its flag) when not given explicitly."""
 
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    engine: str = "scripted"
-    api_key: str | None = field(default=None, repr=False)  # when set, any other API key is rejected
-    max_body_bytes: int = DEFAULT_MAX_BODY
-    body_timeout: int = 30  # seconds a request body may take to arrive (0: no limit); then 408
-    log_level: str = "warning"
-    strict: bool = False  # an unmatched request is an error instead of the zero-config answer
-    script: str | None = None  # JSON (or YAML) file of script entries shared by every namespace
-    journal_cap: int = 10_000  # journal records kept; the oldest are evicted past it
-    captures: str | None = None  # golden captures for the replay engine and `replay` entries (default: captures/)
-    admin_token: str | None = field(default=None, repr=False)  # the admin API's token: emulator/admin/guard.py
+    host: str = _setting(DEFAULT_HOST, "address to bind; 0.0.0.0 only inside a container")
+    port: int = _setting(DEFAULT_PORT, "port to listen on", minimum=1, maximum=65535)
+    engine: str = _setting("scripted", "answer engine (`gemini-emulator engines` lists them)")
+    api_key: str | None = _setting(
+        None,
+        "accept only this API key; any other gets production's 400 API_KEY_INVALID",
+        shown="any key accepted",
+        secret=True,
+    )
+    max_body_bytes: int = _setting(DEFAULT_MAX_BODY, "largest request body accepted", minimum=0)
+    body_timeout: int = _setting(
+        30, "seconds a request body may take to arrive; a sender that stalls gets a 408 (0: no limit)", minimum=0
+    )
+    strict: bool = _setting(False, "unmatched requests get an error instead of the zero-config answer")
+    script: str | None = _setting(
+        None, "JSON (or YAML: `pip install gemini-emulator[yaml]`) file of script entries shared by every caller"
+    )
+    journal_cap: int = _setting(10_000, "journal records kept; the oldest are evicted (and counted)", minimum=0)
+    log_level: str = _setting(
+        "warning", "server log level; no access log is written (URLs can carry `?key=`)", choices=LOG_LEVELS
+    )
+    captures: str | None = _setting(
+        None,
+        "golden captures for `--engine replay` and `replay` script entries",
+        shown="the curated captures shipped in the package",
+    )
+    admin_token: str | None = _setting(
+        None,
+        "token the admin API (/__emulator/...) then requires in the x-emulator-admin-token header; off loopback"
+        " (`--host 0.0.0.0`) the admin API is refused without one, health excepted (prefer the variable: arguments"
+        " are visible to ps)",
+        secret=True,
+    )
 
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
@@ -41,30 +132,35 @@ class Settings:
         return {"captures": self.captures} if self.captures else {}
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from GEMINI_EMULATOR_* variables (an empty one counts as unset), then `overrides` (values, as
+        a flag gives them; None counts as not given). A bad variable raises a one-line ValueError naming it."""
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
-        for f in fields(cls):
-            raw = env.get(env_name(f.name))
+        for setting in SETTINGS:
+            raw = env.get(setting.env)
             if raw is not None and raw != "":
-                values[f.name] = _convert(f.name, str(f.type), raw)
+                values[setting.name] = setting.parse(raw, setting.env)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
 
 
+def _declared() -> tuple[Setting, ...]:
+    kinds = {"int": int, "bool": bool}
+    declared = []
+    for f in fields(Settings):
+        help, options = f.metadata[_META]
+        kind = kinds.get(str(f.type).removesuffix(" | None"), str)
+        declared.append(Setting(f.name, kind, f.default, help, **options))
+    return tuple(declared)
+
+
+SETTINGS: tuple[Setting, ...] = _declared()
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+# Settings never shown, logged or journaled.
+SECRET_SETTINGS = frozenset(s.name for s in SETTINGS if s.secret)
+
+
 def env_name(field_name: str) -> str:
-    return "GEMINI_EMULATOR_" + field_name.upper()
-
-
-def _convert(name: str, kind: str, raw: str) -> object:
-    if kind == "int":
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"{env_name(name)} must be a whole number, not {raw!r}") from None
-    if kind == "bool":
-        lowered = raw.strip().lower()
-        if lowered not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-            raise ValueError(f"{env_name(name)} must be true or false, not {raw!r}")
-        return lowered in ("1", "true", "yes", "on")
-    return raw
+    """The environment variable of a setting."""
+    return BY_NAME[field_name].env

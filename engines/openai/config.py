@@ -1,14 +1,7 @@
 """Configuration of the openai engine, read from GEMINI_EMULATOR_OPENAI_* environment variables.
 
-| variable | meaning | default |
-|---|---|---|
-| BASE_URL | the upstream base URL including `/v1`; `{BASE_URL}/chat/completions` is called | required |
-| API_KEY | sent as `Authorization: Bearer`; never logged, journaled or echoed | none |
-| MODEL_MAP | Gemini model -> upstream model: JSON object or `gemini-x=upstream-y,gemini-z=upstream-w` | empty |
-| DEFAULT_MODEL | upstream model for Gemini models not in the map | the Gemini model name |
-| TIMEOUT | seconds to connect, and to wait for each piece of the answer | 120 |
-| JSON_SCHEMA | `false` for upstreams without `response_format: json_schema` (json_object is sent instead) | true |
-| MAX_TOKENS_FIELD | `max_tokens` or `max_completion_tokens` (OpenAI's reasoning models want the latter) | max_tokens |
+VARIABLES declares them (name, default, meaning) once: `from_env` reads only those, `gemini-emulator --help` names
+them, and the README's openai table is generated from them (tools/gen_settings_table.py).
 """
 
 from __future__ import annotations
@@ -20,6 +13,42 @@ from dataclasses import dataclass, field
 
 PREFIX = "GEMINI_EMULATOR_OPENAI_"
 MAX_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One GEMINI_EMULATOR_OPENAI_* variable as documented."""
+
+    name: str  # after the prefix
+    default: str  # as the README shows it
+    help: str
+
+    @property
+    def env(self) -> str:
+        return PREFIX + self.name
+
+
+VARIABLES = (
+    Variable("BASE_URL", "required", "the upstream base URL including `/v1`; `{BASE_URL}/chat/completions` is called"),
+    Variable(
+        "API_KEY", "none", "sent upstream as `Authorization: Bearer`; never logged, journaled or echoed in an error"
+    ),
+    Variable(
+        "MODEL_MAP",
+        "empty",
+        'Gemini model → upstream model, JSON (`{"gemini-2.5-flash": "llama3.2"}`) or'
+        " `gemini-2.5-flash=llama3.2,gemini-2.5-pro=qwen3`",
+    ),
+    Variable("DEFAULT_MODEL", "the Gemini name", "upstream model for Gemini models not in the map"),
+    Variable("TIMEOUT", "120", "seconds to connect and to wait for each piece of the answer"),
+    Variable(
+        "JSON_SCHEMA",
+        "true",
+        "`false` for upstreams without `response_format: json_schema` (`json_object` is sent instead)",
+    ),
+    Variable("MAX_TOKENS_FIELD", "`max_tokens`", "or `max_completion_tokens` (OpenAI's reasoning models)"),
+)
+_DECLARED = frozenset(v.name for v in VARIABLES)
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -54,6 +83,7 @@ class OpenAIConfig:
         env = os.environ if environ is None else environ
 
         def get(name: str) -> str:
+            assert name in _DECLARED, f"{PREFIX}{name} is not declared in VARIABLES"
             return env.get(PREFIX + name, "").strip()
 
         base_url = get("BASE_URL")

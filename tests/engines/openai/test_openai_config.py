@@ -74,7 +74,7 @@ def test_registered_as_an_entry_point_and_configured_from_the_environment(monkey
 
 def test_the_command_refuses_to_start_without_an_upstream(monkeypatch, capsys) -> None:
     monkeypatch.delenv("GEMINI_EMULATOR_OPENAI_BASE_URL", raising=False)
-    assert cli.main(["--engine", "openai", "--port", "0"]) == 2
+    assert cli.main(["--engine", "openai", "--port", "1"]) == 2
     assert "needs GEMINI_EMULATOR_OPENAI_BASE_URL" in capsys.readouterr().err
 
 
