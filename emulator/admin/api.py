@@ -174,12 +174,16 @@ class Admin:
 
     async def set_strict(self, request: Request) -> Response:
         store, name = self._scripts(), self._namespace(request)
+        raw = await request.body()
+        if not raw.strip():  # not a silent "follow the server"
+            raise errors.ApiError(400, f"strict: the body is empty; expected {STRICT_BODY_TEXT}")
         try:
-            strict = orjson.loads(await request.body() or b"{}").get("strict")
-        except (orjson.JSONDecodeError, AttributeError):
-            strict = "invalid"
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise errors.ApiError(400, f"strict: the body is not JSON; expected {STRICT_BODY_TEXT}") from None
+        strict = body["strict"] if isinstance(body, dict) and body.keys() == {"strict"} else "invalid"
         if strict is not True and strict is not False and strict is not None:  # 1 == True, but not a bool
-            raise errors.ApiError(400, 'strict: expected {"strict": true, false or null (follow the server)}')
+            raise errors.ApiError(400, f"strict: expected {STRICT_BODY_TEXT}")
         store.set_strict(name, strict)
         return _json({"namespace": name, "strict": store.is_strict(name)})
 
@@ -217,10 +221,17 @@ class Admin:
         return _json({"cleared": name or "all"})
 
 
-def _op(summary: str, body: bool = False) -> dict[str, Any]:
+STRICT_BODY_TEXT = '{"strict": true, false or null (follow the server)}'
+
+
+def _op(summary: str, body: bool = False, schema: str | None = None) -> dict[str, Any]:
+    """An operation; with `body` (the Script schema) or `schema`, a required JSON request body of that schema."""
     op: dict[str, Any] = {"summary": summary, "responses": {"200": {"description": "OK"}}}
-    if body:
-        op["requestBody"] = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Script"}}}}
+    schema = schema or ("Script" if body else None)
+    if schema:
+        content = {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}
+        op["requestBody"] = {"required": True, "content": content}
+        op["responses"]["400"] = {"description": "A body that is not this schema, in Google's error envelope"}
     return op
 
 
@@ -243,7 +254,12 @@ OPENAPI: dict[str, Any] = {
             "put": _op("Replace all entries", body=True),
             "delete": _op("Remove all entries"),
         },
-        f"{PREFIX}/strict": {"put": _op('Set strict mode for the namespace: {"strict": true|false|null}')},
+        f"{PREFIX}/strict": {
+            "put": _op(
+                "Set strict mode for the caller's namespace (every caller's default without a credential)",
+                schema="Strict",
+            )
+        },
         f"{PREFIX}/reset": {"post": _op("Reset the caller's namespace (script and journal); ?all=true for all")},
         f"{PREFIX}/journal": {
             "get": _op("Journal records; query: namespace, model, rpc, since"),
@@ -254,6 +270,14 @@ OPENAPI: dict[str, Any] = {
         "parameters": {},
         "securitySchemes": {"adminToken": {"type": "apiKey", "in": "header", "name": ADMIN_TOKEN_HEADER}},
         "schemas": {
+            "Strict": {
+                "description": "true: unmatched requests get an error; false: the zero-config answer; null: follow"
+                " the server's --strict",
+                "type": "object",
+                "properties": {"strict": {"type": ["boolean", "null"]}},
+                "required": ["strict"],
+                "additionalProperties": False,
+            },
             "Script": {
                 "description": 'One entry, a list of entries, or {"entries": [...]}; see engines/scripted/entries.py.',
                 "oneOf": [

@@ -185,6 +185,43 @@ def test_strict_set_and_reset_to_null() -> None:
         running.stop()
 
 
+def test_strict_needs_its_body_and_the_document_says_which() -> None:
+    """A missing, non-JSON or wrong body is a 400 in Google's envelope and changes nothing; it used to be a silent
+    200 that set the namespace back to following the server."""
+    running = start(Settings(port=0))
+    try:
+        with httpx.Client(base_url=running.url, headers=key("strict-body")) as http:
+            schema = http.get(f"{PREFIX}/openapi.json").json()
+            put = schema["paths"][f"{PREFIX}/strict"]["put"]
+            assert put["requestBody"]["required"] is True and "400" in put["responses"]
+            ref = put["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+            strict = schema["components"]["schemas"][ref.removeprefix("#/components/schemas/")]
+            assert strict["required"] == ["strict"] and strict["properties"]["strict"]["type"] == ["boolean", "null"]
+            assert strict["additionalProperties"] is False
+
+            assert http.put(f"{PREFIX}/strict", json={"strict": True}).status_code == 200
+            for body, words in (
+                (b"", "the body is empty"),
+                (b"  \n", "the body is empty"),
+                (b"{strict: true}", "the body is not JSON"),
+                (b"{}", "expected"),
+                (b'{"strict": true, "namespace": "other"}', "expected"),
+                (b'"strict"', "expected"),
+                (b"null", "expected"),
+            ):
+                response = http.put(f"{PREFIX}/strict", content=body)
+                assert response.status_code == 400, body
+                error = response.json()["error"]
+                assert error["code"] == 400 and error["status"] == "INVALID_ARGUMENT", body
+                assert (
+                    error["message"].startswith(f"strict: {words}")
+                    and '{"strict": true, false or null' in (error["message"])
+                )
+            assert http.get(f"{PREFIX}/script").json()["strict"] is True  # unchanged by any of them
+    finally:
+        running.stop()
+
+
 def test_strict_without_a_credential_is_every_callers_default(http: httpx.Client) -> None:
     assert http.put(f"{PREFIX}/strict", json={"strict": True}).json() == {"namespace": "*", "strict": True}
     unmatched = http.post(GENERATE, headers=key("follows-shared"), json=BODY)
