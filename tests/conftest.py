@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -31,3 +32,16 @@ def http(base_url: str) -> Iterator[httpx.Client]:
 def client(request: pytest.FixtureRequest, base_url: str) -> genai.Client:
     """google-genai on the Developer API, once per API version the SDKs use."""
     return genai.Client(api_key=KEY, http_options=types.HttpOptions(base_url=base_url, api_version=request.param))
+
+
+@pytest.fixture(scope="session")
+def announce(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Print one line on the terminal now, past pytest's output capture: a slow first-time step (`npm ci`) says
+    what it is doing instead of leaving minutes of silence."""
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+
+    def say(line: str) -> None:
+        with capture.global_and_fixture_disabled():
+            print(f"\n{line}", file=sys.stderr, flush=True)
+
+    return say

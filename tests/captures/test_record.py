@@ -1,7 +1,8 @@
 """Record mode: a proxy to the real service that writes golden captures.
 
 The upstream is mocked with respx (the recorder's own socket and every client of it are real); the opt-in
-live test at the end talks to generativelanguage.googleapis.com when GEMINI_API_KEY is set.
+live test at the end talks to generativelanguage.googleapis.com only when asked: GEMINI_EMULATOR_LIVE_TESTS=1 and
+GEMINI_API_KEY (a key alone, which `gemini-emulator env` exports, is not enough).
 """
 
 from __future__ import annotations
@@ -222,7 +223,10 @@ def test_record_command_refuses_bad_options(argv: list[str], message: str, capsy
 # --- live: only with a real key -------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not os.environ.get("GEMINI_API_KEY"), reason="live check: set GEMINI_API_KEY to run it")
+@pytest.mark.skipif(
+    not (os.environ.get("GEMINI_EMULATOR_LIVE_TESTS") == "1" and os.environ.get("GEMINI_API_KEY")),
+    reason="live check: set GEMINI_EMULATOR_LIVE_TESTS=1 and GEMINI_API_KEY to run it",
+)
 def test_live_recording_replays_byte_for_byte(tmp_path: Path) -> None:
     key = os.environ["GEMINI_API_KEY"]
     for running in _recorder(tmp_path):

@@ -12,6 +12,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,11 @@ pytestmark = pytest.mark.skipif(not (NODE and NPM), reason="node and npm are nee
 
 
 @pytest.fixture(scope="session")
-def node_modules() -> Path:
+def node_modules(announce: Callable[[str], None]) -> Path:
     """tests/js/node_modules as the lock file pins it, installed with `npm ci` only when the lock changed."""
     digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()
     if not STAMP.exists() or STAMP.read_text() != digest:
+        announce(f"npm ci in {JS} (the JavaScript SDKs; once per lock file, about a minute)")
         done = subprocess.run(
             [NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=JS, capture_output=True, text=True
         )

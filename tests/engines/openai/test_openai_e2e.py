@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pydantic
@@ -36,10 +36,11 @@ NODE, NPM = shutil.which("node"), shutil.which("npm")
 pytestmark = pytest.mark.skipif(not (NODE and NPM), reason="node and npm are needed to run aimock")
 
 
-def install_aimock() -> None:
+def install_aimock(announce: Callable[[str], None]) -> None:
     """tests/upstream/node_modules as the lock pins it; `npm ci` only when the lock changed."""
     digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()
     if not STAMP.exists() or STAMP.read_text() != digest:
+        announce(f"npm ci in {UPSTREAMS} (aimock; once per lock file, about a minute)")
         done = subprocess.run(
             [str(NPM), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
             cwd=UPSTREAMS,
@@ -51,8 +52,8 @@ def install_aimock() -> None:
 
 
 @pytest.fixture(scope="module")
-def aimock_url() -> Iterator[str]:
-    install_aimock()
+def aimock_url(announce: Callable[[str], None]) -> Iterator[str]:
+    install_aimock(announce)
     process = subprocess.Popen(
         [str(AIMOCK), "--port", "0", "--host", "127.0.0.1", "--fixtures", str(FIXTURES)],
         stdout=subprocess.PIPE,

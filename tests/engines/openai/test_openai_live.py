@@ -1,7 +1,8 @@
-"""Opt-in live check against a real OpenAI-compatible service; skipped unless all three variables are set:
+"""Opt-in live check against a real OpenAI-compatible service; skipped unless asked for (GEMINI_EMULATOR_LIVE_TESTS=1:
+keys alone in the environment never make `make test` call a paid service) and all three variables are set:
 
-    OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-... OPENAI_LIVE_MODELS=gpt-4o-mini,gpt-4.1-nano \
-        .venv/bin/pytest tests/engines/openai/test_openai_live.py
+    GEMINI_EMULATOR_LIVE_TESTS=1 OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-... \
+        OPENAI_LIVE_MODELS=gpt-4o-mini,gpt-4.1-nano .venv/bin/pytest tests/engines/openai/test_openai_live.py
 
 Each model in OPENAI_LIVE_MODELS answers a text question, a stream and a tool round trip through google-genai.
 """
@@ -24,8 +25,11 @@ BASE_URL = os.environ.get("OPENAI_BASE_URL", "")
 API_KEY = os.environ.get("OPENAI_API_KEY", "")
 MODELS = [m.strip() for m in os.environ.get("OPENAI_LIVE_MODELS", "").split(",") if m.strip()]
 
+LIVE = os.environ.get("GEMINI_EMULATOR_LIVE_TESTS") == "1"
+
 pytestmark = pytest.mark.skipif(
-    not (BASE_URL and API_KEY and MODELS), reason="live check: set OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_LIVE_MODELS"
+    not (LIVE and BASE_URL and API_KEY and MODELS),
+    reason="live check: set GEMINI_EMULATOR_LIVE_TESTS=1 with OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_LIVE_MODELS",
 )
 
 
