@@ -4,16 +4,29 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench fuzz sdk-matrix container-test conformance captures clean
+# `make run PORT=9090` serves on another port; ARGS passes any other option (ARGS='--strict --engine replay').
+PORT ?=
+ARGS ?=
 
+.PHONY: help run test lint bench fuzz sdk-matrix container-test conformance captures clean
+.DEFAULT_GOAL := help
+
+help:  ## list the targets with what each does
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-z-]*:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+# The first install takes a minute or two: each step says what it does, and pip shows its progress.
 $(STAMP): pyproject.toml
+	@echo "==> creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	@echo "==> upgrading pip in $(VENV)"
+	$(BIN)/pip install --upgrade pip
+	@echo "==> installing gemini-emulator (editable) with its test dependencies into $(VENV)"
+	$(BIN)/pip install -e '.[test]'
 	touch $(STAMP)
+	@echo "==> ready: $(BIN)/gemini-emulator"
 
-run: $(STAMP)  ## serve on http://127.0.0.1:8080 with the scripted engine
-	$(BIN)/gemini-emulator serve
+run: $(STAMP)  ## serve on http://127.0.0.1:8080 (PORT=9090 for another port, ARGS='...' for other options)
+	$(BIN)/gemini-emulator serve $(if $(PORT),--port $(PORT)) $(ARGS)
 
 CONFORMANCE := build/conformance-results.json
 
@@ -29,7 +42,7 @@ conformance: $(STAMP)  ## the whole suite, then docs/conformance-matrix.md regen
 captures: $(STAMP)  ## re-import captures/ from ../shared/corpus (the curated import; see captures/README.md)
 	$(BIN)/python tools/import_captures.py
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff: lint and formatting
 	$(BIN)/ruff check
 	$(BIN)/ruff format --check
 
@@ -55,5 +68,5 @@ container-test: $(STAMP)  ## build the image with podman and test it for real (a
 	podman build --format docker --tag $(IMAGE) .
 	GEMINI_EMULATOR_IMAGE=$(IMAGE) $(BIN)/pytest -q tests/container
 
-clean:
+clean:  ## remove .venv, build/ and the egg-info
 	rm -rf $(VENV) build *.egg-info
