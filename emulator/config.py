@@ -132,7 +132,7 @@ class Settings:
         return {"captures": self.captures} if self.captures else {}
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, /, **overrides: object) -> Settings:
         """Settings from GEMINI_EMULATOR_* variables (an empty one counts as unset), then `overrides` (values, as
         a flag gives them; None counts as not given). A bad variable raises a one-line ValueError naming it."""
         env = os.environ if environ is None else environ
