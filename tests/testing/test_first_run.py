@@ -129,6 +129,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_an_installed_package_replays_its_curated_captures(installed: Path, tmp_path: Path) -> None:
     port = free_port("127.0.0.1")
     env = clean_env(PYTHONPATH=str(installed))
@@ -242,6 +243,7 @@ LIVE_TESTS = [
 ]
 
 
+@pytest.mark.slow
 def test_live_tests_need_an_explicit_opt_in() -> None:
     """A key in the environment (`gemini-emulator env` exports GEMINI_API_KEY) never makes a test call a real
     service: GEMINI_EMULATOR_LIVE_TESTS=1 must be set too."""
