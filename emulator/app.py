@@ -14,10 +14,8 @@ from starlette.websockets import WebSocketClose
 from gemini_emulator.admin.api import PREFIX, Admin, load_script_file
 from gemini_emulator.admin.journal import Journal
 from gemini_emulator.config import Settings
-from gemini_emulator.engines.scripted.entries import parse_entries
-from gemini_emulator.engines.scripted.store import SHARED, ScriptStore
 from gemini_emulator.protocol import errors, framing, routes
-from gemini_emulator.seam import Engine, load_engine
+from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.wire import auth, handlers
 from gemini_emulator.wire.incoming import Incoming
 
@@ -61,11 +59,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     """The emulator as an ASGI app; `engine` overrides the one named in settings."""
     settings = settings or Settings.from_env()
     engine = engine or load_engine(settings.engine, settings.engine_options())
-    store: ScriptStore | None = getattr(engine, "store", None)
+    store: ScriptBook | None = engine.script_book() if isinstance(engine, Scriptable) else None
     if store is not None:
-        store.strict = settings.strict
+        store.default_strict = settings.strict
         if settings.script:
-            store.add(SHARED, parse_entries(load_script_file(settings.script)))
+            store.add(SHARED, load_script_file(settings.script))
     ctx = handlers.Context(settings, engine)
     journal = Journal(settings.journal_cap)
     admin = Admin(settings, store, journal, engine.name)

@@ -21,10 +21,8 @@ from gemini_emulator.admin import inspector
 from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, AdminGuard
 from gemini_emulator.admin.journal import Journal
 from gemini_emulator.config import Settings
-from gemini_emulator.engines.scripted.entries import EntryError, parse_entries
-from gemini_emulator.engines.scripted.store import SHARED, ScriptStore
 from gemini_emulator.protocol import errors, printers
-from gemini_emulator.seam import Resettable
+from gemini_emulator.seam import SHARED, EntryError, Resettable, ScriptBook
 from gemini_emulator.wire import auth, validate
 from gemini_emulator.wire import openapi as gemini_openapi
 
@@ -61,9 +59,9 @@ def load_script_file(path: str) -> Any:
 
 
 class Admin:
-    """Admin endpoints over the script store and the journal."""
+    """Admin endpoints over the engine's script book (None: an engine that takes no script) and the journal."""
 
-    def __init__(self, settings: Settings, store: ScriptStore | None, journal: Journal, engine: str) -> None:
+    def __init__(self, settings: Settings, store: ScriptBook | None, journal: Journal, engine: str) -> None:
         self.settings = settings
         self.engine = engine
         self.store = store
@@ -133,7 +131,7 @@ class Admin:
 
     # --- script ----------------------------------------------------------------------------------
 
-    def _scripts(self) -> ScriptStore:
+    def _scripts(self) -> ScriptBook:
         if self.store is None:
             raise errors.ApiError(400, f"the {self.engine} engine takes no script", status="FAILED_PRECONDITION")
         return self.store
@@ -155,11 +153,10 @@ class Admin:
         if validate.nested_too_deeply(payload):
             raise errors.too_deep()
         try:
-            entries = parse_entries(payload)
+            added = store.add(name, payload, replace=replace)
         except EntryError as exc:
             raise entry_error(exc) from None
-        store.add(name, entries, replace=replace)
-        return _json({"namespace": name, "added": len(entries), "entries": store.pending(name)})
+        return _json({"namespace": name, "added": added, "entries": store.pending(name)})
 
     async def append_script(self, request: Request) -> Response:
         return await self._add(request, replace=False)
@@ -188,7 +185,7 @@ class Admin:
         return _json({"namespace": name, "strict": store.is_strict(name)})
 
     async def reset(self, request: Request) -> Response:
-        engine = getattr(request.app.state, "engine", None)  # its own per-caller state (engines.base.Resettable)
+        engine = getattr(request.app.state, "engine", None)  # its own per-caller state (seam.Resettable)
         if request.query_params.get("all") in ("1", "true"):
             if self.store is not None:
                 self.store.reset()

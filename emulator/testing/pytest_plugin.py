@@ -23,7 +23,6 @@ import pytest
 
 from gemini_emulator.admin.client import AdminClient, Calls
 from gemini_emulator.config import Settings
-from gemini_emulator.engines.scripted.entries import parse_entry
 from gemini_emulator.seam import GenerateRequest
 from gemini_emulator.testing.sdk_env import sdk_environment
 from gemini_emulator.testing.server import RunningEmulator, start
@@ -60,8 +59,7 @@ class Gemini:
             raise RuntimeError("predicates need the scripted engine")
         from gemini_emulator.wire.auth import namespace_of
 
-        parsed = [parse_entry(entry, index=i, predicate=predicate) for i, entry in enumerate(entries)]
-        store.add(namespace_of({}, self.api_key), parsed)
+        store.add(namespace_of({}, self.api_key), list(entries), predicate=predicate)
 
     def pending(self) -> list[dict[str, Any]]:
         return self.admin.pending()

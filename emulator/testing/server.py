@@ -11,8 +11,7 @@ import uvicorn
 
 from gemini_emulator.app import create_app
 from gemini_emulator.config import Settings
-from gemini_emulator.engines.scripted.store import ScriptStore
-from gemini_emulator.seam import Engine
+from gemini_emulator.seam import Engine, ScriptBook
 
 
 @dataclass
@@ -27,8 +26,9 @@ class RunningEmulator:
     _thread: threading.Thread
 
     @property
-    def store(self) -> ScriptStore | None:
-        """The engine's script store (in-process access: Python predicates work here)."""
+    def store(self) -> ScriptBook | None:
+        """The engine's script book, None for an engine that takes no script (in-process access: Python
+        predicates work here)."""
         app: Any = self._server.config.app  # the Starlette app create_app built
         return app.state.store
 

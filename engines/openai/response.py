@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from gemini_emulator.engines.openai.ids import CallIdStore, minted_id, turn_key
-from gemini_emulator.engines.scripted.render import function_call_message, mint_call_id, mint_signature
+from gemini_emulator.engines.synth.calls import function_call_message, mint_call_id, mint_signature
 from gemini_emulator.protocol import errors, tokens
 from gemini_emulator.protocol.routes import VERTEX
 from gemini_emulator.seam import Chunk, GenerateRequest

@@ -4,9 +4,10 @@ Scripts are per namespace (engines/scripted/store.py), entries are validated in 
 into chunks by engines/scripted/render.py; engines/synth/prose.py writes the unscripted text.
 
 A `replay` entry hands its request to the captures, with what the replay engine can do beyond generateContent
-(emulator/seam/__init__.py's optional capabilities): when the entry that answers a request is a replay entry holding a
-recorded exchange for it, that recording serves a model the catalogue does not (a retired one) and answers
-countTokens, computeTokens and embedding calls. The engine's own answers never vouch for such a model.
+(the seam's optional capabilities, emulator/seam/capabilities.py): when the entry that answers a request is a
+replay entry holding a recorded exchange for it, that recording serves a model the catalogue does not (a retired
+one) and answers countTokens, computeTokens and embedding calls. The engine's own answers never vouch for such a
+model. The engine is `Scriptable`: its ScriptStore is the book the admin API and the fixtures write to.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class ScriptedEngine:
     def __init__(self, store: ScriptStore | None = None, strict: bool = False, captures: str | None = None) -> None:
         self.store = store or ScriptStore(strict=strict)
         self.replayer = Replayer(captures, lazy=True)  # for `replay` entries; loads on first use
+
+    def script_book(self) -> ScriptStore:
+        """The engine's scripts (seam.Scriptable): what the admin API, --script and the fixtures add to."""
+        return self.store
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
         near_misses: Misses = []

@@ -24,8 +24,9 @@ from typing import Any
 
 import orjson
 
+from gemini_emulator.engines.synth.calls import has_function_response
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam import GenerateRequest
+from gemini_emulator.seam import EntryError, GenerateRequest
 
 ANSWER_KINDS = ("text", "chunks", "functionCall", "raw", "error", "replay")
 FINISH_REASONS = frozenset(
@@ -57,17 +58,6 @@ _MODIFIERS = {
 }
 FOREVER = -1
 REPLAY_MODIFIERS = frozenset({"name", "match", "times", "delayMs", "chunkDelayMs"})
-
-
-class EntryError(ValueError):
-    """A script entry that cannot be used: names the field and what was expected."""
-
-    def __init__(self, field_name: str, expected: str, index: int | None = None) -> None:
-        self.field = field_name
-        self.expected = expected
-        self.index = index
-        where = f"entry {index}: " if index is not None else ""
-        super().__init__(f"{where}{field_name}: {expected}")
 
 
 @dataclass
@@ -166,12 +156,6 @@ def system_text(request: GenerateRequest) -> str:
 
 def model_turns(request: GenerateRequest) -> int:
     return sum(1 for c in request.contents if isinstance(c, dict) and c.get("role") == "model")
-
-
-def has_function_response(request: GenerateRequest) -> bool:
-    last = request.contents[-1] if request.contents else {}
-    parts = last.get("parts") or [] if isinstance(last, dict) else []
-    return any(isinstance(p, dict) and ("functionResponse" in p or "function_response" in p) for p in parts)
 
 
 def parse_entry(obj: Any, index: int | None = None, predicate: Callable[..., bool] | None = None) -> Entry:
@@ -313,12 +297,13 @@ def _parse_match(raw: Any, index: int | None, predicate: Callable[..., bool] | N
     return Match(dict(raw), predicate)
 
 
-def parse_entries(payload: Any) -> list[Entry]:
-    """Entries from one entry, a list of entries, or {"entries": [...]}: all valid, or an EntryError."""
+def parse_entries(payload: Any, predicate: Callable[..., bool] | None = None) -> list[Entry]:
+    """Entries from one entry, a list of entries, or {"entries": [...]}: all valid, or an EntryError.
+    `predicate` (from Python) becomes an extra matcher of every entry."""
     if isinstance(payload, dict) and set(payload) == {"entries"}:
         payload = payload["entries"]
     if isinstance(payload, dict):
-        return [parse_entry(payload)]
+        return [parse_entry(payload, predicate=predicate)]
     if not isinstance(payload, list):
         raise EntryError("script", 'an entry object, a list of entries, or {"entries": [...]}')
-    return [parse_entry(item, index=i) for i, item in enumerate(payload)]
+    return [parse_entry(item, index=i, predicate=predicate) for i, item in enumerate(payload)]

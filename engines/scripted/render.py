@@ -3,43 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gemini_emulator.engines.replay import Replayer
+from gemini_emulator.engines.synth.calls import function_call_message, mint_call_id, mint_signature
 from gemini_emulator.engines.synth.prose import split_for_stream
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam import DROP, TRUNCATE, Chunk, GenerateRequest
 
+if TYPE_CHECKING:  # only a type here: the scripted engine hands its Replayer in
+    from gemini_emulator.engines.replay import Replayer
+
 ZERO_CONFIG = "zero-config"  # journal name of the unscripted answer
-# How production words a turn that ended in calls (google-adk-go traces, 2026).
-FUNCTION_CALL_MESSAGE = "Model generated function call(s)."
-
-
-def function_call_message(request: GenerateRequest) -> str | None:
-    """finishMessage for a function-call turn: 2026 traces carry it on unary answers of every model and on
-    gemini-2.5 streams, but not on Gemini 3 streams (google-adk-go: 27/27 2.5 unary, 2/3 2.5 SSE,
-    0/6 Gemini 3 SSE, 30/41 Gemini 3.5 unary)."""
-    if request.stream and request.model.startswith("gemini-3"):
-        return None
-    return FUNCTION_CALL_MESSAGE
-
-
-_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def mint_call_id(seed: str) -> str:
-    """8 characters of [a-z0-9], like production's functionCall ids (e.g. "gzbp0yzp")."""
-    digest = hashlib.sha256(("id:" + seed).encode()).digest()
-    return "".join(_ID_ALPHABET[b % 36] for b in digest[:8])
-
-
-def mint_signature(seed: str) -> str:
-    """An opaque base64 thoughtSignature; clients only echo it back."""
-    digest = hashlib.sha256(("sig:" + seed).encode()).digest()
-    return base64.b64encode(b"\x12" + digest * 2).decode()
 
 
 def error_from(spec: str | dict[str, Any], request: GenerateRequest) -> errors.ApiError:

@@ -1,8 +1,9 @@
 """Per-caller script state: every API key (or bearer token) is its own namespace, made on first use.
 
-The namespace "*" is shared: its entries (e.g. loaded with --script at start-up) answer any caller whose own
-script has nothing for the request. Mutations may come from other threads (the in-process pytest fixture),
-so they hold a lock; the event loop only reads and counts under the same lock.
+The namespace "*" (seam.SHARED) is shared: its entries (e.g. loaded with --script at start-up) answer any caller
+whose own script has nothing for the request. Mutations may come from other threads (the in-process pytest
+fixture), so they hold a lock; the event loop only reads and counts under the same lock. `ScriptStore` is the
+scripted engine's `seam.ScriptBook`: the admin API and the fixtures reach it through `ScriptedEngine.script_book()`.
 """
 
 from __future__ import annotations
@@ -12,10 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gemini_emulator.engines.scripted.entries import FOREVER, Entry
-from gemini_emulator.seam import GenerateRequest
-
-SHARED = "*"
+from gemini_emulator.engines.scripted.entries import FOREVER, Entry, parse_entries
+from gemini_emulator.seam import SHARED, GenerateRequest
 
 
 @dataclass
@@ -42,7 +41,7 @@ class ScriptStore:
     """All namespaces' scripts."""
 
     def __init__(self, strict: bool = False) -> None:
-        self.strict = strict
+        self.default_strict = strict
         self._lock = threading.Lock()
         self._spaces: dict[str, Namespace] = {}
 
@@ -56,7 +55,22 @@ class ScriptStore:
             space = self._spaces[name] = Namespace(name)
         return space
 
-    def add(self, name: str, entries: list[Entry], replace: bool = False) -> None:
+    def add(
+        self,
+        namespace: str,
+        entries: Any,
+        *,
+        replace: bool = False,
+        predicate: Callable[[GenerateRequest], bool] | None = None,
+    ) -> int:
+        """Parse `entries` (one entry, a list, or {"entries": [...]}) and add them all, or raise an EntryError
+        and add none; `predicate` becomes an extra matcher of each. Returns how many were added."""
+        parsed = parse_entries(entries, predicate=predicate)
+        self.add_entries(namespace, parsed, replace=replace)
+        return len(parsed)
+
+    def add_entries(self, name: str, entries: list[Entry], replace: bool = False) -> None:
+        """Append entries already parsed (after clearing the namespace's script with `replace`)."""
         with self._lock:
             space = self._get(name)
             if replace:
@@ -80,7 +94,7 @@ class ScriptStore:
         with self._lock:
             own = self._get(name).strict
             shared = self._spaces.get(SHARED)
-            default = self.strict if shared is None or shared.strict is None else shared.strict
+            default = self.default_strict if shared is None or shared.strict is None else shared.strict
         return default if own is None else own
 
     def reset(self, name: str | None = None) -> None:

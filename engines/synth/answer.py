@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gemini_emulator.engines.scripted.render import function_call_message, mint_call_id, mint_signature
 from gemini_emulator.engines.synth import builtin as synth_builtin
 from gemini_emulator.engines.synth import tools as synth_tools
+from gemini_emulator.engines.synth.calls import function_call_message, mint_call_id, mint_signature
 from gemini_emulator.engines.synth.prose import compose, split_for_stream
 from gemini_emulator.engines.synth.schema import synthesize
 from gemini_emulator.protocol import tokens

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gemini_emulator.engines.scripted.entries import has_function_response
+from gemini_emulator.engines.synth.calls import has_function_response
 from gemini_emulator.engines.synth.schema import Synthesizer
 from gemini_emulator.seam import GenerateRequest
 

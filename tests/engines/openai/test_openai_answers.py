@@ -11,7 +11,7 @@ import respx
 from google import genai
 from google.genai import types
 
-from gemini_emulator.engines.scripted.render import mint_call_id
+from gemini_emulator.engines.synth.calls import mint_call_id
 
 from openai_fakes import CHAT_URL, GENERATE, KEY, completion, sent, tool_call, user
 

@@ -12,7 +12,7 @@ import pytest
 import respx
 from google.genai import types
 
-from gemini_emulator.engines.scripted.render import mint_call_id
+from gemini_emulator.engines.synth.calls import mint_call_id
 
 from openai_fakes import (
     CHAT_URL,

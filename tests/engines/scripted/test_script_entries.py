@@ -15,7 +15,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from gemini_emulator.engines.scripted.entries import BLOCK_REASONS, FINISH_REASONS
-from gemini_emulator.engines.scripted.render import FUNCTION_CALL_MESSAGE
+from gemini_emulator.engines.synth.calls import FUNCTION_CALL_MESSAGE
 from gemini_emulator.protocol import errors, printers
 from gemini_emulator.testing.pytest_plugin import Gemini
 

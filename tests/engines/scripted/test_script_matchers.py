@@ -16,8 +16,7 @@ from google.genai import types
 from gemini_emulator.admin.client import AdminClient
 from gemini_emulator.app import create_app
 from gemini_emulator.config import Settings
-from gemini_emulator.engines.scripted.entries import EntryError
-from gemini_emulator.seam import GenerateRequest
+from gemini_emulator.seam import EntryError, GenerateRequest
 from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.testing.server import RunningEmulator, start
 

@@ -1,0 +1,67 @@
+"""What an engine receives: the parsed, validated request, and helpers that read request fields."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+_UPPER = re.compile(r"(?<!^)([A-Z])")
+
+
+@cache
+def snake_case(camel: str) -> str:
+    return _UPPER.sub(r"_\1", camel).lower()
+
+
+def pick(obj: Any, camel: str) -> Any:
+    """`obj[camel]`, else its snake_case spelling (proto JSON accepts both, and the Python SDK sends
+    snake_case inside nested objects), else None; None when `obj` is not an object."""
+    if not isinstance(obj, dict):
+        return None
+    if camel in obj:
+        return obj[camel]
+    return obj.get(snake_case(camel))
+
+
+@dataclass(slots=True)
+class GenerateRequest:
+    """A validated generateContent / streamGenerateContent request, independent of the URL family.
+
+    Engines read it and must not change it (`notes` excepted). It is not frozen only for speed: a frozen
+    dataclass's constructor sets each field through object.__setattr__, which made building one 2.7x as costly.
+    """
+
+    model: str  # catalogue id after alias resolution, e.g. "gemini-2.5-flash"
+    requested_model: str  # the model segment as the caller wrote it
+    backend: str  # "developer" or "vertex" (Firebase proxies map onto one of these)
+    stream: bool
+    namespace: str  # the caller's credential (API key or bearer token); isolates state
+    contents: list[dict[str, Any]]
+    system_instruction: dict[str, Any] | None = None
+    generation_config: dict[str, Any] = field(default_factory=dict)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_config: dict[str, Any] | None = None
+    safety_settings: list[dict[str, Any]] = field(default_factory=list)
+    body: dict[str, Any] = field(default_factory=dict)  # the whole request body, for matchers
+    fingerprint: str = ""  # stable digest of (model, body): same request, same value
+    method: str = "generateContent"  # or "streamGenerateContent"
+    version: str = "v1beta"  # API version of the URL, for error texts
+    notes: dict[str, Any] = field(default_factory=dict)  # what the engine wants journaled ("entry": name)
+    thinking: bool = False  # the model thinks (catalogue): thought tokens, signatures
+    prompt_tokens: int = 0  # the wire's token count of everything the model reads
+
+    def last_user_text(self) -> str:
+        """Text of the last user turn (all its text parts joined), or ""."""
+        return last_user_text(self.contents)
+
+
+def last_user_text(contents: list[dict[str, Any]]) -> str:
+    """Text of the last user turn of `contents` (all its text parts joined), or ""."""
+    for content in reversed(contents):
+        if content.get("role", "user") == "user":
+            texts = [p["text"] for p in content.get("parts", []) if isinstance(p.get("text"), str)]
+            if texts:
+                return "\n".join(texts)
+    return ""
