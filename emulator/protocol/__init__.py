@@ -1,0 +1,1 @@
+"""Wire facts every layer may import: errors, tokens, printers, framing, routes, headers, enums (nothing else)."""
