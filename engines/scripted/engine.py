@@ -22,7 +22,7 @@ from gemini_emulator.engines.synth import answer as synthesis
 from gemini_emulator.engines.synth import embeddings
 from gemini_emulator.engines.synth.prose import compose, split_for_stream
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam import Chunk, GenerateRequest
+from gemini_emulator.seam import Chunk, GenerateRequest, ScriptBook
 
 
 class ScriptedEngine:
@@ -35,7 +35,7 @@ class ScriptedEngine:
         self.store = store or ScriptStore(strict=strict)
         self.replayer = Replayer(captures, lazy=True)  # for `replay` entries; loads on first use
 
-    def script_book(self) -> ScriptStore:
+    def script_book(self) -> ScriptBook:
         """The engine's scripts (seam.Scriptable): what the admin API, --script and the fixtures add to."""
         return self.store
 
