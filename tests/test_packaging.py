@@ -31,7 +31,10 @@ def _pip(*args: str, cwd: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+        timeout=300,
     )
+    if done.returncode != 0 and "No matching distribution found for setuptools" in done.stderr:
+        pytest.skip("no package index (or pip cache) to fetch the build backend, setuptools, from")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
