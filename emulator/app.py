@@ -18,6 +18,7 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.wire import auth, handlers
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.openai_compat import surface as openai_compat
 
 log = logging.getLogger("gemini_emulator")
 
@@ -81,6 +82,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = not_found_page(path)
             elif target.action == "call":
                 response = await handlers.call(ctx, incoming, target, record)
+            elif target.action == "openai":
+                response = await openai_compat.dispatch(ctx, incoming, target, record)
             else:
                 record.namespace = auth.caller_namespace(incoming.headers, incoming.query)
                 record.rpc, record.model = target.action, target.model

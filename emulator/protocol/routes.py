@@ -5,6 +5,8 @@ Vertex AI       /{v1,v1beta1}/projects/{p}/locations/{l}/publishers/google/model
 Vertex express  /{v1,v1beta1}/publishers/google/models/{model}:{method}
 Firebase AI     /v1beta/projects/{p}/models/{model}:{method}                        (Developer backend)
                 /v1beta/projects/{p}/locations/{l}/publishers/google/models/{m}:{method}  (Vertex backend)
+OpenAI compat   POST /v1beta/openai/{chat/completions,embeddings}   GET /v1beta/openai/models[/{model}]
+                (action "openai"; `method` names the operation; served by gemini_emulator.wire.openai_compat)
 
 `match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404). That includes a
 Firebase Vertex path whose location is no region at all: production's front end answered
@@ -46,7 +48,7 @@ _LOCATION = re.compile(r"[a-z]+(?:-[a-z]+[0-9]+)?", re.IGNORECASE)
 class Target:
     """What a URL addresses."""
 
-    action: str  # "call" (POST a model method), "get_model" or "list_models"
+    action: str  # "call" (POST a model method), "get_model", "list_models" or "openai" (the compat surface)
     backend: str  # DEVELOPER or VERTEX: decides response shapes
     family: str  # "developer", "vertex", "vertex-express", "firebase-developer", "firebase-vertex"
     version: str
@@ -127,7 +129,28 @@ def match(http_method: str, path: str) -> Target | None:
     return target
 
 
+# The OpenAI-compatible surface: its operations by method and path below the prefix.
+OPENAI_PREFIX = "/v1beta/openai/"
+OPENAI_FAMILY = "openai-compat"
+_OPENAI_POST = {"chat/completions": "chat.completions", "embeddings": "embeddings"}
+_OPENAI_MODEL = re.compile(r"^models/(?:models/)?(?P<model>[^/]+)/?$")  # the SDKs send ids as listed
+
+
+def _openai(http_method: str, rest: str) -> Target | None:
+    if http_method == "POST" and rest.rstrip("/") in _OPENAI_POST:
+        return Target("openai", DEVELOPER, OPENAI_FAMILY, "v1main", method=_OPENAI_POST[rest.rstrip("/")])
+    if http_method in ("GET", "HEAD"):
+        if rest.rstrip("/") == "models":
+            return Target("openai", DEVELOPER, OPENAI_FAMILY, "v1main", method="models.list")
+        m = _OPENAI_MODEL.match(rest)
+        if m:
+            return Target("openai", DEVELOPER, OPENAI_FAMILY, "v1main", model=m["model"], method="models.get")
+    return None
+
+
 def _match(http_method: str, path: str) -> Target | None:
+    if path.startswith(OPENAI_PREFIX):
+        return _openai(http_method, path[len(OPENAI_PREFIX) :])
     if http_method == "POST":
         for pattern, backend, family in _POST_RULES:
             m = pattern.match(path)

@@ -122,13 +122,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             if not isinstance(ctx.engine, Embedder):
                 raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
             return json_response(embeddings.answer(ctx.engine, target, model, body))
-        gen, usage = _generate_request(ctx, target, model, body, record.namespace, stream=bool(mode))
-        model_rules.check(model, gen.thinking, body, target.backend)
-        schema_rules.check(body)
-        tool_rules.check(body)
-        builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
-        extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER else {}  # a stream's first chunk may change it
-        answer = ctx.engine.generate(gen)
+        gen, builder, extra, answer = start_generation(ctx, target, model, body, record.namespace, bool(mode))
         if not mode:
             try:
                 chunk, *others = await _collect(answer)
@@ -150,6 +144,27 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
     media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
     headers = BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
     return Stream(framing.guard(frame(first, chunks), cut), headers)
+
+
+def start_generation(
+    ctx: Context, target: Target, model: str, body: dict[str, Any], namespace: str, stream: bool
+) -> tuple[GenerateRequest, responses.ResponseBuilder, dict[str, str], AsyncIterator[Chunk]]:
+    """A checked generate call handed to the engine: its request, the response builder, the answer's wire
+    headers (a stream's first chunk may change them) and the engine's chunks. The OpenAI-compatible surface
+    (wire.openai_compat) comes through here too, with the body it translated."""
+    gen, usage = _generate_request(ctx, target, model, body, namespace, stream=stream)
+    model_rules.check(model, gen.thinking, body, target.backend)
+    schema_rules.check(body)
+    tool_rules.check(body)
+    builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
+    extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER else {}
+    return gen, builder, extra, ctx.engine.generate(gen)
+
+
+def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:
+    """The catalogue id serving a generate call (or the model as written, for an engine that serves it)."""
+    model, _ = _resolve(ctx, target, lambda: _probe(target, body, namespace, stream))
+    return model
 
 
 def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:
@@ -394,3 +409,7 @@ async def list_models(ctx: Context, request: Incoming, target: Target) -> Respon
         return json_response(responses.model_list(models, size, token))
     except errors.ApiError as error:
         return error_response(error)
+
+
+collect = _collect  # for wire.openai_compat: one merged chunk per candidate
+built = _built  # for wire.openai_compat: engine chunks as native response bodies, faults passed to a Cut

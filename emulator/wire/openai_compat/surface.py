@@ -1,0 +1,156 @@
+"""The OpenAI-compatible surface's handlers: credential, body, translation, the native generate path, printing.
+
+A chat completion is served by the very path a native generateContent call takes (`handlers.start_generation`):
+the translated body is checked by the native field and request rules, resolved against the same catalogue and
+handed to the same engine as the same `GenerateRequest`, so scripts, matchers, faults, strict mode, the journal,
+replay and the openai engine apply unchanged. The bearer token is the API key: it names the same namespace as that
+key on the native API.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from gemini_emulator.admin.journal import Record
+from gemini_emulator.protocol import errors, framing, tokens
+from gemini_emulator.protocol.headers import BASE_HEADERS
+from gemini_emulator.protocol.routes import DEVELOPER, Target
+from gemini_emulator.seam import DROP, TRUNCATE, Chunk, Embedder
+from gemini_emulator.wire import auth, embeddings, handlers, validate
+from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.openai_compat import printing, translate
+from gemini_emulator.wire.sending import Body, Stream
+
+JSON_TYPE = "application/json"
+_SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    return Body(orjson.dumps(body), status, BASE_HEADERS | {"content-type": JSON_TYPE})
+
+
+def error_response(error: errors.ApiError) -> Response:
+    return Body(printing.error_body(error), error.code, BASE_HEADERS | error.headers | {"content-type": JSON_TYPE})
+
+
+def credential(ctx: handlers.Context, request: Incoming) -> str:
+    """The caller's key: the bearer token (what the openai SDKs send), else the native key header or ?key=."""
+    value = request.headers.get("authorization", "")
+    scheme, _, token = value.partition(" ")
+    key = (token.strip() if scheme.lower() == "bearer" else "") or auth.api_key(request.headers, request.query)
+    if not key:
+        raise errors.unregistered_caller()
+    if ctx.settings.api_key is not None and key != ctx.settings.api_key:
+        raise errors.api_key_invalid()
+    return key
+
+
+async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, record: Record) -> Response:
+    """Serve one request of the surface; every failure is this surface's error answer."""
+    record.rpc = "openai." + target.method
+    try:
+        record.namespace = auth.namespace_of(request.headers, credential(ctx, request))
+        if target.method == "models.list":
+            return _json(printing.model_list(ctx.catalogue.listing()))
+        if target.method == "models.get":
+            record.model = target.model
+            return _json(printing.model_entry(ctx.catalogue.get(target.model, target.version)))
+        raw = await ctx.bodies.read(request.receive, request.headers)
+        try:
+            body = validate.parse_body(raw)
+        except errors.ApiError:
+            record.body = raw.decode("utf-8", "replace")
+            raise
+        record.body = body
+        if target.method == "embeddings":
+            return _embeddings(ctx, target, body, record)
+        return await _chat(ctx, target, body, record)
+    except errors.ApiError as error:
+        return error_response(printing.compat_error(error))
+
+
+def _embeddings(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
+    asked = translate.embeddings(body)
+    record.model = asked.model
+    model = ctx.catalogue.resolve(asked.model, "embedContent", target.version, DEVELOPER)
+    if not isinstance(ctx.engine, Embedder):
+        raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
+    native = {"requests": [{"content": {"parts": [{"text": t}]}} for t in asked.texts]}
+    if asked.dimensions is not None:
+        for one in native["requests"]:
+            one["outputDimensionality"] = asked.dimensions
+    batch = Target("call", DEVELOPER, target.family, target.version, "models/" + model, "batchEmbedContents")
+    answer = embeddings.answer(ctx.engine, batch, model, native)
+    vectors = [e["values"] for e in answer["embeddings"]]
+    used = sum(tokens.count_text(t) for t in asked.texts)
+    return _json(printing.embedding_list(vectors, asked.model, asked.base64, used))
+
+
+async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
+    chat = translate.chat(body)
+    record.model = chat.model
+    method = "streamGenerateContent" if chat.stream else "generateContent"
+    call = Target("call", DEVELOPER, target.family, target.version, model="models/" + chat.model, method=method)
+    native = chat.native
+    validate.check_fields(native, "GenerateContentRequest", DEVELOPER, target.version)
+    model = handlers.resolve_model(ctx, call, native, record.namespace, chat.stream)
+    gen, builder, _, answer = handlers.start_generation(ctx, call, model, native, record.namespace, chat.stream)
+    created = int(time.time())
+    if not chat.stream:
+        try:
+            chunk, *others = await handlers.collect(answer)
+        finally:
+            record.entry = gen.notes.get("entry")
+        built = builder.build(chunk, final=True, stream=False, siblings=others)
+        return _unary(printing.completion(built, chat.model, created), chunk)
+    cut = framing.Cut()
+    bodies = handlers.built(answer, builder, call, False, cut, {})
+    try:
+        first = await anext(bodies, None)
+    finally:
+        record.entry = gen.notes.get("entry")
+    if first is None:
+        first = builder.build(Chunk(finish_reason="STOP"), final=True, stream=True)
+    printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)
+    return Stream(framing.guard(_events(first, bodies, printer), cut), BASE_HEADERS | _SSE_HEADERS)
+
+
+def _unary(body: dict[str, Any], chunk: Chunk) -> Response:
+    """A unary answer with the script's fault applied, as the native wire applies it."""
+    data = orjson.dumps(body)
+    headers = BASE_HEADERS | {"content-type": JSON_TYPE}
+    if chunk.fault == TRUNCATE:
+        return Body(data[: len(data) // 2], 200, headers)
+    if chunk.fault == DROP:
+        return Stream(framing.guard(_once(data), framing.Cut(at_byte=chunk.fault_at_byte or 0)), headers)
+    return Body(data, 200, headers)
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+
+
+def _is_final(native: dict[str, Any]) -> bool:
+    if native.get("promptFeedback") and not native.get("candidates"):
+        return True
+    return any(isinstance(c, dict) and c.get("finishReason") for c in native.get("candidates") or [])
+
+
+async def _events(
+    first: dict[str, Any], rest: AsyncIterator[dict[str, Any]], printer: printing.ChunkPrinter
+) -> AsyncIterator[bytes]:
+    """The SSE body: one chunk event per native chunk, then `data: [DONE]`; a failure after the first event is
+    one error event and the end."""
+    yield printing.sse_event(printer.chunk(first, _is_final(first)))
+    try:
+        async for native in rest:
+            yield printing.sse_event(printer.chunk(native, _is_final(native)))
+    except errors.ApiError as error:
+        yield printing.stream_error(error)
+        return
+    yield printing.DONE
