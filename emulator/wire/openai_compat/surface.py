@@ -4,7 +4,8 @@ A chat completion is served by the very path a native generateContent call takes
 the translated body is checked by the native field and request rules, resolved against the same catalogue and
 handed to the same engine as the same `GenerateRequest`, so scripts, matchers, faults, strict mode, the journal,
 replay and the openai engine apply unchanged. The bearer token is the API key: it names the same namespace as that
-key on the native API.
+key on the native API. The journal keeps a chat completion as the native request it became (rpc
+"openai.chat.completions"), or as sent when it could not be translated.
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ def _embeddings(ctx: handlers.Context, target: Target, body: dict[str, Any], rec
 async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
     chat = translate.chat(body)
     record.model = chat.model
+    record.body = chat.native  # journaled as the native request it became: the journal's helpers read it alike
     method = "streamGenerateContent" if chat.stream else "generateContent"
     call = Target("call", DEVELOPER, target.family, target.version, model="models/" + chat.model, method=method)
     native = chat.native
