@@ -4,6 +4,7 @@ clients that hang up mid-stream, and how the cost of countTokens and zero-config
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from servers import Server, start
 LOAD = str(Path(__file__).resolve().parent / "load.py")
 MODEL = "/v1beta/models/gemini-2.5-flash"
 UNARY, SSE, COUNT = MODEL + ":generateContent", MODEL + ":streamGenerateContent?alt=sse", MODEL + ":countTokens"
+OPENAI_UNARY, OPENAI_SSE = "/v1beta/openai/chat/completions", "/v1beta/openai/chat/completions?stream"
 
 
 def load(*args: object, timeout: float = 900) -> Any:
@@ -225,3 +227,36 @@ def scaling(repeats: int = 5) -> dict[str, Any]:
         ms = [times[f"{path}|{size}"] * 1000 for size in SIZES]
         out[name] = {"ms": ms, "ratio_per_10x": [b / a for a, b in zip(ms, ms[1:], strict=False)]}
     return out
+
+
+def openai_compat(rounds: int = 3, conns: tuple[int, ...] = (1, 50)) -> dict[str, Any]:
+    """The OpenAI-compatible surface beside the native calls on one server: chat completions unary and streamed
+    against generateContent and streamGenerateContent?alt=sse, same prompt, rounds alternating. Compared by server
+    CPU per request (the load generator shares the cores, so throughput alone would also measure the client)."""
+    server = start("emulator")
+    pairs = (("unary", UNARY, OPENAI_UNARY), ("sse", SSE, OPENAI_SSE))
+    first = itertools.count(2_000_000_000, 10_000_000)
+    cases = []
+    try:
+        for kind, native, compat in pairs:
+            for n in conns:
+                runs: dict[str, list[dict[str, Any]]] = {"native": [], "openai": []}
+                for _ in range(rounds):
+                    for name, path in (("native", native), ("openai", compat)):
+                        runs[name].append(load("requests", server.port, path, n, server.proc.pid, next(first)))
+                row: dict[str, Any] = {"case": kind, "conns": n}
+                for name, done in runs.items():
+                    requests = sum(len(r["latencies"]) for r in done)
+                    span = sum(r["span"] for r in done)
+                    row[name] = {
+                        "requests": requests,
+                        "rps": requests / span,
+                        "cpu_ms_per_request": 1000 * sum(r["server_cpu"] for r in done) / requests,
+                        "p50_ms": 1000 * percentile([x for r in done for x in r["latencies"]], 0.5),
+                        "non_200": sum(r["non_200"] for r in done),
+                    }
+                row["cpu_ratio"] = row["openai"]["cpu_ms_per_request"] / row["native"]["cpu_ms_per_request"]
+                cases.append(row)
+    finally:
+        server.stop()
+    return {"rounds": rounds, "cases": cases, "target_cpu_ratio": 1.2}

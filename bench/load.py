@@ -26,6 +26,14 @@ from pathlib import Path
 from typing import Any
 
 PROMPT = b'{"contents": [{"role": "user", "parts": [{"text": "Bench request %d: is it sunny in Paris?"}]}]}'
+# The same prompt on the OpenAI-compatible surface: unary, and streamed (the path's "?stream" marker, which the
+# server ignores, picks the body).
+OPENAI_CHAT = "/v1beta/openai/chat/completions"
+OPENAI_PROMPT = (
+    b'{"model": "gemini-2.5-flash", "messages": '
+    b'[{"role": "user", "content": "Bench request %d: is it sunny in Paris?"}]'
+)
+PROMPTS = {OPENAI_CHAT: OPENAI_PROMPT + b"}", OPENAI_CHAT + "?stream": OPENAI_PROMPT + b', "stream": true}'}
 WARMUP_S, ROUND_S, MAX_REQUESTS = 0.5, 1.0, 100_000
 
 
@@ -59,6 +67,7 @@ def cpu_seconds(pid: int) -> float:
 async def hammer(port: int, path: str, conns: int, server_pid: int, first: int) -> dict[str, Any]:
     """`conns` keep-alive connections on one URL; only requests started after the warm-up count."""
     counter = itertools.count(first)  # prompt numbers: unique across the whole bench run
+    prompt = PROMPTS.get(path, PROMPT)
     latencies: list[float] = []
     non_200: list[int] = []
     errors: list[str] = []
@@ -74,7 +83,7 @@ async def hammer(port: int, path: str, conns: int, server_pid: int, first: int) 
             return
         try:
             while (now := time.perf_counter()) < stop_at and len(latencies) < MAX_REQUESTS:
-                writer.write(request_bytes(path, port, PROMPT % next(counter)))
+                writer.write(request_bytes(path, port, prompt % next(counter)))
                 status = await read_response(reader)
                 done = time.perf_counter()
                 if now >= measure_from:

@@ -6,7 +6,7 @@ A benchmark, not a test: it prints absolute numbers and ratios, writes bench/res
 non-zero only when the measurement itself failed (a server never ready, a request that did not get a 200).
 Servers: bench/servers.py. Load generators (each run in a process of its own): bench/load.py. Long runs:
 bench/extras.py. `--quick` skips the long runs; `--no-aimock` skips aimock (no node); `--only NAME` runs one long
-run alone (NAME: streams, memory, idle_connections, disconnects, scaling) and updates only its entry in
+run alone (NAME: streams, memory, idle_connections, disconnects, scaling, openai_compat) and updates only its entry in
 bench/results-latest.json.
 """
 
@@ -107,6 +107,7 @@ LONG_RUNS = {
     "idle_connections": extras.idle_connections,
     "disconnects": extras.disconnects,
     "scaling": extras.scaling,
+    "openai_compat": extras.openai_compat,
 }
 
 
@@ -219,6 +220,8 @@ def _long_runs(results: dict[str, Any]) -> bool:
         )
     if "disconnects" in results:
         ok = _disconnects(results["disconnects"]) and ok
+    if "openai_compat" in results:
+        ok = _openai_compat(results["openai_compat"]) and ok
     if "scaling" in results:
         sc = results["scaling"]
         print(f"scaling (median of {sc['repeats']} requests per size; O(n) means ~10x per 10x):")
@@ -228,6 +231,22 @@ def _long_runs(results: dict[str, Any]) -> bool:
             ratios = " ".join(f"{r:.1f}x" for r in row["ratio_per_10x"])
             print(f"  {name + ' ms':<14}" + "".join(f"{ms:>12.2f}" for ms in row["ms"]) + f"   {ratios}")
     return ok
+
+
+def _openai_compat(d: dict[str, Any]) -> bool:
+    """Print the OpenAI-compatible surface against the native calls; False when a request failed."""
+    print("OpenAI-compatible surface vs native (same server, same prompt; server CPU ms per request):")
+    worst = max(row["cpu_ratio"] for row in d["cases"])
+    for row in d["cases"]:
+        n, o = row["native"], row["openai"]
+        print(
+            f"  {row['case']:<6}{row['conns']:>4} conns: native {n['cpu_ms_per_request']:.3f} ms ({n['rps']:.0f} req/s)"
+            f", openai {o['cpu_ms_per_request']:.3f} ms ({o['rps']:.0f} req/s): {row['cpu_ratio']:.2f}x"
+        )
+    verdict = "PASS" if worst <= d["target_cpu_ratio"] else "FAIL"
+    d["verdict"] = verdict
+    print(f"  target openai/native CPU per request <= {d['target_cpu_ratio']}x: {verdict} (worst {worst:.2f}x)")
+    return all(row[s]["non_200"] == 0 for row in d["cases"] for s in ("native", "openai"))
 
 
 def _disconnects(d: dict[str, Any]) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import binascii
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -77,8 +78,10 @@ _DATA_URL = re.compile(r"data:(?P<mime>[\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*;base64
 _AUDIO_MIME = {"wav": "audio/wav", "mp3": "audio/mp3"}
 _EXT_MIME = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp", "gif": "image/gif"}
 MAX_N = 8  # production's candidateCount ceiling
+MAX_DIMENSIONS = 3072  # gemini-embedding-001's full size: the largest embedding production returns
 
 
+@lru_cache(maxsize=512)
 def _snake(name: str) -> str:
     return _SNAKE.sub(r"_\1", name).lower()
 
@@ -221,7 +224,7 @@ def _user_parts(content: Any, where: str) -> list[dict[str, Any]]:
         elif kind == "input_audio" and isinstance(item.get("input_audio"), dict):
             audio = item["input_audio"]
             data, fmt = audio.get("data"), audio.get("format")
-            if not isinstance(data, str) or fmt not in _AUDIO_MIME:
+            if not isinstance(data, str) or not isinstance(fmt, str) or fmt not in _AUDIO_MIME:
                 raise bad(f"{where}: input_audio needs base64 data and a format of wav or mp3.")
             parts.append({"inlineData": {"mimeType": _AUDIO_MIME[fmt], "data": _base64(data, where)}})
         elif kind == "file" and isinstance(item.get("file"), dict) and isinstance(item["file"].get("file_data"), str):
@@ -467,7 +470,7 @@ def _thinking(body: dict[str, Any], model: str) -> dict[str, Any]:
         return {_camel(k): v for k, v in given.items()}
     if effort is None:
         return {}
-    if effort not in _BUDGETS:
+    if not isinstance(effort, str) or effort not in _BUDGETS:
         raise bad(f"reasoning_effort: unsupported value {str(effort)[:40]!r} (none, minimal, low, medium, high).")
     if model.startswith("gemini-3"):
         return {"thinkingLevel": _LEVELS[effort]}
@@ -495,8 +498,8 @@ def embeddings(raw: dict[str, Any]) -> Embed:
     if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
         raise bad("input: must be a string or a non-empty list of strings.")
     dims = _integer(body, "dimensions")
-    if dims is not None and dims < 1:
-        raise bad("dimensions: must be a positive integer.")
+    if dims is not None and not 1 <= dims <= MAX_DIMENSIONS:
+        raise bad(f"dimensions: must be between 1 and {MAX_DIMENSIONS}.")
     fmt = body.get("encoding_format", "float")
     if fmt not in ("float", "base64"):
         raise bad("encoding_format: must be float or base64.")
