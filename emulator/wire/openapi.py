@@ -1,7 +1,8 @@
 """The OpenAPI 3.1 description of the Gemini subset this emulator serves (GET /__emulator/gemini-openapi.json).
 
 It describes the emulator, not Google's whole API: generateContent, streamGenerateContent (`alt=sse` or the JSON
-array), countTokens and models.get / models.list, on the URL families of emulator/protocol/routes.py. Request
+array), countTokens and models.get / models.list, on the URL families of emulator/protocol/routes.py, and the
+OpenAI-compatible surface (emulator/wire/openai_compat/openapi.py). Request
 bodies come from emulator/wire/wire_fields.json, the table emulator/wire/validate.py checks bodies against, with
 validate's own rules
 on top (contents present, parts not empty, roles from its vocabulary), so what the document calls valid or
@@ -20,6 +21,7 @@ from typing import Any
 from gemini_emulator import __version__
 from gemini_emulator.protocol import printers, routes
 from gemini_emulator.wire import catalogue, validate
+from gemini_emulator.wire.openai_compat import openapi as openai_compat
 
 WIRE_FIELDS = Path(__file__).with_name("wire_fields.json")  # the table validate.py reads
 _REF = "#/components/schemas/"
@@ -329,6 +331,8 @@ def document(table: dict[str, Any] | None = None) -> dict[str, Any]:
         if family in MODEL_LISTS:
             paths[f"{prefix}/models"] = {"get": _models_get(family, listing=True)}
             paths[f"{prefix}/models/{{model}}"] = {"get": _models_get(family, listing=False)}
+    paths |= openai_compat.paths(_KEY_OR_TOKEN)  # the OpenAI-compatible surface, /v1beta/openai/
+    schemas |= openai_compat.SCHEMAS
     return {
         "openapi": "3.1.0",
         "info": {

@@ -244,7 +244,14 @@ def _check(response: httpx.Response, method: str) -> None:
         return
     assert status == 200, (where, status)
     kind = response.headers.get("content-type", "")
-    if kind == "text/event-stream":
+    if kind == "text/event-stream" and response.request.url.path.startswith(routes.OPENAI_PREFIX):
+        events = body.split(b"\n\n")  # the OpenAI-compatible surface: LF framing, then [DONE] or an error event
+        assert events[-1] == b"", (where, body[-300:])
+        for event in events[:-1]:
+            assert event.startswith(b"data: "), (where, event[:200])
+            if event != b"data: [DONE]":
+                json.loads(event[6:])
+    elif kind == "text/event-stream":
         events = body.split(b"\r\n\r\n")
         assert events[-1] == b"" or events[-1].startswith(b"{"), (where, body[-300:])  # a mid-stream error tail
         for event in events[:-1]:

@@ -48,7 +48,7 @@ _READ = frozenset(
         "google",
     }
 )
-_IGNORED = frozenset(
+IGNORED = frozenset(
     {
         "user",
         "metadata",
@@ -134,7 +134,7 @@ def normalise_keys(body: dict[str, Any]) -> dict[str, Any]:
     unknown = []
     for key, value in body.items():
         name = _snake(key)
-        if name in _READ or name in _IGNORED:
+        if name in _READ or name in IGNORED:
             out[name] = value
         else:
             unknown.append(errors.unknown_name(key, ""))
