@@ -81,10 +81,11 @@ def _embeddings(ctx: handlers.Context, target: Target, body: dict[str, Any], rec
     model = ctx.catalogue.resolve(asked.model, "embedContent", target.version, DEVELOPER)
     if not isinstance(ctx.engine, Embedder):
         raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
-    native = {"requests": [{"content": {"parts": [{"text": t}]}} for t in asked.texts]}
+    requests: list[dict[str, Any]] = [{"content": {"parts": [{"text": t}]}} for t in asked.texts]
     if asked.dimensions is not None:
-        for one in native["requests"]:
+        for one in requests:
             one["outputDimensionality"] = asked.dimensions
+    native = {"requests": requests}
     batch = Target("call", DEVELOPER, target.family, target.version, "models/" + model, "batchEmbedContents")
     answer = embeddings.answer(ctx.engine, batch, model, native)
     vectors = [e["values"] for e in answer["embeddings"]]
