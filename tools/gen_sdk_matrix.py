@@ -31,6 +31,7 @@ NO_SUCH_CALL = {
     "firebase/ai": {"embeddings": "firebase/ai has no embeddings API"},
     "@ai-sdk/google": {"count_tokens": "the AI SDK has no token-counting call"},
     "@langchain/google-genai": {"count_tokens": "getNumTokens counts locally (tiktoken), no countTokens request"},
+    "openai": {"count_tokens": "Gemini's OpenAI-compatible surface has no token-counting call"},
 }
 
 MARKS = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}
@@ -61,7 +62,7 @@ def read_results(folder: Path) -> tuple[dict[str, dict[str, Cell]], list[str]]:
             name, classname = case.get("name", ""), case.get("classname", "")
             cell = _outcome(case)
             m = PY_CASE.match(name)
-            if classname.startswith("tests.test_sdk_matrix_") and m:
+            if classname.startswith(("tests.test_sdk_matrix_", "tests.sdk.test_sdk_matrix_")) and m:
                 rows.setdefault(m["sdk"], {})[m["call"]] = cell
             elif cell.outcome == "failed":
                 broken.append(f"{classname}::{name}")
@@ -101,7 +102,7 @@ def _versions() -> list[str]:
 
 def _py_versions() -> list[str]:
     out = []
-    for package in ("google-genai", "langchain-google-genai", "langchain-core"):
+    for package in ("google-genai", "langchain-google-genai", "langchain-core", "openai"):
         try:
             out.append(f"{package} {metadata.version(package)}")
         except metadata.PackageNotFoundError:
