@@ -207,6 +207,7 @@ def test_response_format_and_sampling_become_generation_config(gemini_emulator: 
     [
         (b"{not json", 400, "Invalid JSON payload received"),
         (b"[]", 400, ""),
+        # production's words (SuzumiyaAkizuki/ComfyUI-NewBie-LLM-Formatter#3 quotes them from /v1beta/openai/)
         (orjson.dumps({"model": MODEL, "messages": [], "reasoning": 1}), 400, 'Unknown name "reasoning"'),
         (orjson.dumps({"model": MODEL}), 400, "messages is not specified"),
         (orjson.dumps({"messages": [{"role": "user", "content": "x"}]}), 400, "model is not specified"),
@@ -226,6 +227,8 @@ def test_bad_requests_get_the_list_wrapped_error(http: httpx.Client, body: bytes
 
 
 def test_unknown_model_wording_is_productions(http: httpx.Client) -> None:
+    """Fixture: production's answer as an openai-agents traceback quoted it (openai.NotFoundError: Error code: 404 -
+    [{'error': {...}}]), in a public repository's debugging notes; see docs/conformance.md, OpenAI compatibility."""
     [envelope] = _post(http, "k", _chat("x", model="gemini-pro")).json()
     assert envelope == {
         "error": {
