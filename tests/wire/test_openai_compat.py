@@ -273,3 +273,27 @@ def test_models_list_and_get(http: httpx.Client) -> None:
 def test_paths_the_surface_does_not_serve_get_googles_404_page(http: httpx.Client) -> None:
     got = http.post("/v1beta/openai/images/generations", headers={"authorization": "Bearer k"}, json={})
     assert got.status_code == 404 and got.headers["content-type"].startswith("text/html")
+
+
+def test_extra_body_google_reaches_the_native_request(gemini_emulator: RunningEmulator) -> None:
+    key = _key()
+    google = {
+        "thinking_config": {"include_thoughts": True, "thinking_budget": 512},
+        "cached_content": "cachedContents/x",
+    }
+    body = _chat("Why is the sky blue?", extra_body={"google": google})
+    with httpx.Client(base_url=gemini_emulator.url) as http:
+        got = _post(http, key, body)
+    admin = AdminClient(gemini_emulator.url, api_key=key)
+    sent = admin.journal().last.body
+    admin.close()
+    assert sent["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingBudget": 512}
+    assert sent["cachedContent"] == "cachedContents/x"
+    content = got.json()["choices"][0]["message"]["content"]
+    assert content.startswith("<thought>") and "</thought>" in content  # the thought summary, tagged, first
+    low = _chat("Why is the sky blue?", reasoning_effort="none")
+    with httpx.Client(base_url=gemini_emulator.url) as http:
+        assert _post(http, key, low).status_code == 200
+    admin = AdminClient(gemini_emulator.url, api_key=key)
+    assert admin.journal().last.body["generationConfig"] == {"thinkingConfig": {"thinkingBudget": 0}}
+    admin.close()
