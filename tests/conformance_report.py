@@ -2,6 +2,7 @@
 
 tools/conformance_matrix.py turns that file and the claims in tests/claims.py into docs/conformance-matrix.md.
 Outcomes: passed, failed, error, skipped, xfailed (a strict expected failure: locked as not yet), xpassed.
+A skip keeps its reason, so the matrix can tell evidence that could not run (no ../shared/corpus) from the rest.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if entry.get("outcome") in ("failed", "error"):
         return  # a later phase does not undo a failure
     entry["outcome"] = outcome
+    if outcome == "skipped" and isinstance(report.longrepr, tuple):
+        entry["reason"] = report.longrepr[2]
     properties = {k: v for k, v in report.user_properties if v}
     if properties:
         entry["properties"] = properties

@@ -1,5 +1,10 @@
 """Reading the real captures in ../shared/corpus (byte-exact httprr traces, verbatim SSE fixtures).
 
+The raw corpus is not part of the repo: CI clones ../shared beside it, a bare clone has none. A test that reads
+it is marked `@pytest.mark.corpus` and calls require_corpus(); without the folder it skips with ABSENT, the one
+reason tools/conformance_matrix.py recognises (a matrix is not stale because its evidence could not run).
+Everything else tests against captures/, the curated import that ships with the repo.
+
 httprr traces (google-adk-go, tmc-langchaingo) are read by captures/importers.py (the format is described
 there), the reader that made captures/; this module adds where each body starts in its file, for reporting.
 A response is a Go `httputil` dump: status line, CRLF headers, blank line, body. Go has already removed gzip
@@ -19,6 +24,7 @@ import pytest
 from gemini_emulator.captures.importers import httprr_records, parse_http
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+ABSENT = "needs the raw capture corpus ../shared/corpus, absent beside this clone (CI has it)"
 HTTPRR_SOURCES = ("google-adk-go", "tmc-langchaingo")
 FIREBASE_MOCKS = "firebase-vertexai-sdk-test-data/mock-responses"
 SSE_END = b"\r\n\r\n"
@@ -27,8 +33,14 @@ SSE_END = b"\r\n\r\n"
 def require_corpus() -> Path:
     """The corpus folder, or skip the calling test when the checkout has no ../shared beside it."""
     if not CORPUS.is_dir():
-        pytest.skip(f"capture corpus not found at {CORPUS} (CI clones ../shared beside the repo)")
+        pytest.skip(ABSENT)
     return CORPUS
+
+
+def skipped_for_corpus(report: pytest.TestReport) -> bool:
+    """Whether a test report is a skip for want of the corpus (require_corpus's reason)."""
+    longrepr = report.longrepr
+    return bool(report.skipped and isinstance(longrepr, tuple) and longrepr[2].endswith(ABSENT))
 
 
 @dataclass(frozen=True)

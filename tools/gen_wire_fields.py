@@ -28,8 +28,9 @@ import pydantic
 from google.genai import models as sdk_models
 from google.genai import types as T
 
-OUT = Path(__file__).resolve().parents[1] / "emulator" / "wire" / "wire_fields.json"
-CORPUS = Path("/work/shared/corpus")
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "emulator" / "wire" / "wire_fields.json"
+CORPUS = ROOT.parent / "shared" / "corpus"  # the raw corpus, beside the repo (CI has it; a bare clone does not)
 # Wire message -> SDK sources: (SDK class, "to" = fields its converter writes into its own dict,
 # "parent" = fields the config converter hoists into the enclosing request body).
 ROOTS = {
@@ -345,12 +346,16 @@ def check(table: dict[str, Any], msg: str, obj: Any, path: str, misses: list[str
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check-corpus", action="store_true", help="also validate corpus request bodies")
-    ap.add_argument("--corpus", type=Path, default=CORPUS)
+    ap.add_argument("--corpus", type=Path, default=CORPUS, help="the raw corpus (default: ../shared/corpus)")
     args = ap.parse_args()
+    if args.check_corpus and not args.corpus.is_dir():
+        print(f"--check-corpus needs the raw corpus: no folder {args.corpus} (pass --corpus DIR)", file=sys.stderr)
+        return 2
     table = Builder().build()
     OUT.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     n_fields = sum(len(f) for f in table["messages"].values())
-    print(f"wrote {OUT}: {len(table['messages'])} messages, {n_fields} fields, {len(table['enums'])} enums")
+    counts = f"{len(table['messages'])} messages, {n_fields} fields, {len(table['enums'])} enums"
+    print(f"wrote {OUT.relative_to(ROOT)}: {counts}")
     if not args.check_corpus:
         return 0
     found: list[str] = []

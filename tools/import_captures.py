@@ -576,7 +576,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=CAPTURES, help="captures directory (default: captures/)")
     args = parser.parse_args(argv)
     if not CORPUS.is_dir():
-        print(f"no corpus at {CORPUS}", file=sys.stderr)
+        print(
+            "the curated import reads the raw corpus ../shared/corpus, which is not beside this clone "
+            f"(no folder {CORPUS}): put the shared folder beside the repo, as CI has it; captures/ as "
+            "committed is what the tests use",
+            file=sys.stderr,
+        )
         return 2
     fresh = curated()
     if args.check:

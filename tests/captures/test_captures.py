@@ -229,6 +229,7 @@ def test_fixture_import_takes_status_and_type_from_the_body() -> None:
     assert exchange.facts["error"]["code"] == 429
 
 
+@pytest.mark.corpus
 def test_curated_import_reproduces_captures() -> None:
     """captures/ is exactly what the importers make of the pinned corpus: provenance can be checked."""
     corpus.require_corpus()

@@ -56,6 +56,7 @@ def _sse_payloads(body: bytes) -> list[str]:
 # --- JSON array --------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_json_array_reproduces_every_captured_array_stream() -> None:
     bodies = 0
     elements = 0
@@ -76,6 +77,7 @@ def test_json_array_reproduces_every_captured_array_stream() -> None:
     assert bodies >= MIN_ARRAY_BODIES
 
 
+@pytest.mark.corpus
 def test_json_array_separators_in_the_long_capture() -> None:
     """The 13-element capture named in wire-facts §5.2: 12 `}\\n,\\r\\n{` separators, `\\n]` at the end."""
     path = captures.require_corpus() / "tmc-langchaingo/llms/googleai/testdata/TestGoogleAIWithStreaming.httprr"
@@ -87,6 +89,7 @@ def test_json_array_separators_in_the_long_capture() -> None:
 # --- SSE ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_sse_reproduces_every_httprr_sse_body() -> None:
     bodies = 0
     events = 0
@@ -109,6 +112,7 @@ def test_sse_reproduces_every_httprr_sse_body() -> None:
     assert bodies >= MIN_SSE_BODIES
 
 
+@pytest.mark.corpus
 def test_sse_reproduces_every_verbatim_firebase_body() -> None:
     bodies = 0
     failures = []
@@ -128,6 +132,7 @@ def test_sse_reproduces_every_verbatim_firebase_body() -> None:
     assert bodies >= MIN_FIREBASE_BODIES
 
 
+@pytest.mark.corpus
 def test_sse_mid_stream_error_tail() -> None:
     data = (captures.require_corpus() / captures.FIREBASE_MOCKS / MID_STREAM).read_bytes()
     # What the file shows: two LF-separated events, then the raw pretty error object.

@@ -81,6 +81,7 @@ def _line_event(payload: bytes) -> bytes:
 # --- pretty: unary and error bodies ---------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_pretty_reproduces_every_unary_and_error_body() -> None:
     checked: list[str] = []
     failures: list[str] = []
@@ -101,6 +102,7 @@ def test_pretty_reproduces_every_unary_and_error_body() -> None:
     assert {200, 401, 403} <= statuses  # success bodies and both error bodies in the traces
 
 
+@pytest.mark.corpus
 def test_pretty_matches_hand_edited_body_apart_from_the_edit() -> None:
     seen = 0
     for ex in captures.exchanges():
@@ -120,6 +122,7 @@ def _simple_dtoa(value: float) -> bytes:
     return (short if float(short) == value else f"{value:.17g}").encode()
 
 
+@pytest.mark.corpus
 def test_production_float_spelling_is_simple_dtoa() -> None:
     """Characterises the corpus for whoever fixes the float spelling: one rule fits every literal."""
     literals = 0
@@ -133,6 +136,7 @@ def test_production_float_spelling_is_simple_dtoa() -> None:
     assert literals >= 2000
 
 
+@pytest.mark.corpus
 def test_pretty_spells_floats_as_production() -> None:
     failures = []
     seen = 0
@@ -151,6 +155,7 @@ def test_pretty_spells_floats_as_production() -> None:
 # --- line: SSE payloads ---------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_line_reproduces_every_httprr_sse_event() -> None:
     events = 0
     failures = []
@@ -169,6 +174,7 @@ def test_line_reproduces_every_httprr_sse_event() -> None:
     assert events >= MIN_HTTPRR_EVENTS
 
 
+@pytest.mark.corpus
 def test_line_reproduces_every_verbatim_firebase_sse_event() -> None:
     files = captures.firebase_sse_files()
     names = {captures.firebase_name(p) for p in files}
@@ -190,6 +196,7 @@ def test_line_reproduces_every_verbatim_firebase_sse_event() -> None:
     assert events >= MIN_FIREBASE_EVENTS
 
 
+@pytest.mark.corpus
 def test_edited_firebase_sse_files_really_differ() -> None:
     """Each listed edit is visible: the exclusion hides no printer defect."""
     root = captures.require_corpus() / captures.FIREBASE_MOCKS
@@ -201,6 +208,7 @@ def test_edited_firebase_sse_files_really_differ() -> None:
 # --- indented: JSON-array stream elements --------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_indented_reproduces_every_json_array_element() -> None:
     elements = 0
     failures = []
@@ -243,6 +251,7 @@ def _byte_exact_units() -> list[tuple[str, bytes, bytes]]:
     return units
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(
     ("char", "escaped"),
     [
@@ -268,6 +277,7 @@ def test_raw_characters_in_byte_exact_captures(char: str, escaped: bytes) -> Non
     assert hits, f"no byte-exact capture holds {char!r}"
 
 
+@pytest.mark.corpus
 def test_no_unicode_escapes_in_byte_exact_responses() -> None:
     """Nothing but control characters would ever be \\u-escaped: no capture response holds one."""
     for ex in captures.exchanges():
@@ -286,6 +296,7 @@ AMP_FIXTURES = (
 )
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("name", LT_GT_FIXTURES)
 def test_lt_gt_escaped_as_in_grounding_captures(name: str) -> None:
     data = (captures.require_corpus() / captures.FIREBASE_MOCKS / name).read_bytes()
@@ -296,6 +307,7 @@ def test_lt_gt_escaped_as_in_grounding_captures(name: str) -> None:
     assert got == data, captures.first_difference(data, got)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("name", AMP_FIXTURES)
 def test_amp_raw_as_in_url_context_captures(name: str) -> None:
     data = (captures.require_corpus() / captures.FIREBASE_MOCKS / name).read_bytes()

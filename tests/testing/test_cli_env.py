@@ -53,6 +53,7 @@ def _env_command(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, env=_shell_env(**extra), capture_output=True, text=True, timeout=30)
 
 
+@pytest.mark.slow
 def test_eval_env_points_an_unmodified_sdk_at_the_emulator(gemini_emulator: RunningEmulator):
     key = f"env-{uuid.uuid4().hex}"  # a namespace of its own on the session server
     admin = AdminClient(gemini_emulator.url, api_key=key)
@@ -135,6 +136,7 @@ def _healthy(port: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_the_banner_says_where_and_how_and_its_eval_line_works():
     port = _free_port()
     env = _shell_env()

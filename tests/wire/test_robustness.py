@@ -254,6 +254,7 @@ def _sse_request(port: int, key: str) -> bytes:
     ).encode() + VALID
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk_delay_ms", [0, 50])
 def test_hanging_up_at_every_chunk_leaves_no_task_log_or_error(
     in_process: tuple[RunningEmulator, set[str]], chunk_delay_ms: int, caplog: pytest.LogCaptureFixture, request
@@ -303,6 +304,7 @@ def _time_wait_on(port: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_sigterm_drains_an_in_flight_stream_exits_0_and_the_port_is_free_at_once() -> None:
     served = spawn()
     key = "drain"

@@ -217,6 +217,7 @@ def test_function_call_finish_message_follows_the_2026_traces(gemini_shared: Gem
 # --- raw -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_raw_from_a_capture_is_served_verbatim(gemini_shared: Gemini, wire: httpx.Client) -> None:
     root = captures.require_corpus()
     (exchange,) = captures.read_httprr(root / "google-adk-go/model/gemini/testdata/TestModel_Generate_ok.httprr")
@@ -232,6 +233,7 @@ def test_raw_from_a_capture_is_served_verbatim(gemini_shared: Gemini, wire: http
     assert sdk.usage_metadata.thoughts_token_count == 34 and sdk.usage_metadata.total_token_count == 46
 
 
+@pytest.mark.corpus
 def test_raw_firebase_fixture_keeps_its_floats_and_fields(gemini_shared: Gemini, wire: httpx.Client) -> None:
     path = captures.require_corpus() / captures.FIREBASE_MOCKS / "googleai/unary-success-basic-reply-short.json"
     raw = json.loads(path.read_bytes())
@@ -251,6 +253,7 @@ def firebase_stream() -> tuple[bytes, list[dict]]:
     return data, [json.loads(event[len(b"data: ") :]) for event in captures.split_sse(data)]
 
 
+@pytest.mark.corpus
 def test_raw_list_streams_one_event_per_object(gemini_shared: Gemini, wire: httpx.Client) -> None:
     data, objects = firebase_stream()
     assert len(objects) > 1
@@ -264,6 +267,7 @@ def test_raw_list_streams_one_event_per_object(gemini_shared: Gemini, wire: http
     assert [c.text for c in chunks] == [o["candidates"][0]["content"]["parts"][0]["text"] for o in objects]
 
 
+@pytest.mark.corpus
 def test_raw_list_unary_aggregates(gemini_shared: Gemini) -> None:
     _, objects = firebase_stream()
     text = "".join(o["candidates"][0]["content"]["parts"][0]["text"] for o in objects)

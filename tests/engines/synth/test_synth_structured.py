@@ -546,12 +546,14 @@ def _check_population(http: httpx.Client, schema: dict[str, Any], prompt: str, j
     assert errors_in(json.loads(text), schema, json_schema) == [], text
 
 
+@pytest.mark.slow
 @_POPULATION
 @given(schema=_schemas(False), prompt=_PROMPTS)
 def test_population_openapi_subset(http: httpx.Client, schema: dict[str, Any], prompt: str) -> None:
     _check_population(http, schema, prompt, json_schema=False)
 
 
+@pytest.mark.slow
 @_POPULATION
 @given(schema=_json_schema_documents(), prompt=_PROMPTS)
 def test_population_json_schema(http: httpx.Client, schema: dict[str, Any], prompt: str) -> None:
