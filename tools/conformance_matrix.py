@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "captures")]  # claims, corpus; test_golden
 
 from claims import CLAIMS, REPLAY, Claim  # noqa: E402
 from test_golden import DIVERGENCES  # noqa: E402
