@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     tests = results["tests"]
     skipped = _skipped_evidence(tests)
     resting = _resting_on(skipped, {nodeid: t["outcome"] for nodeid, t in tests.items()})
-    why = f"{len(skipped)} tests skipped ({ABSENT})"
+    why = f"{len(skipped)} tests skipped: {ABSENT}"
     if not args.check:
         if skipped:
             print(f"conformance matrix: {why}: not writing {OUT.relative_to(ROOT)} from this run", file=sys.stderr)
@@ -232,8 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     if committed == this_run:
         if skipped:
             print(
-                f"conformance matrix: {why}; checked {OUT.relative_to(ROOT)} without the summary line and the "
-                f"status of the {len(resting)} claims resting on them: the rest is current",
+                f"conformance matrix: {why}. Checked {OUT.relative_to(ROOT)} less its summary line and the status "
+                f"of the {len(resting)} claims those tests lock: the rest is current",
                 file=sys.stderr,
             )
         return 0
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(list(diff)[:40]), file=sys.stderr)
     print(f"{OUT.relative_to(ROOT)} is stale: run `make conformance` and commit it", file=sys.stderr)
     if skipped:
-        print(f"(found with {why}: `make conformance` needs ../shared/corpus beside the repo)", file=sys.stderr)
+        print(f"(checked with {why}; `make conformance` needs ../shared/corpus beside the repo)", file=sys.stderr)
     return 1
 
 
