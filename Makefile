@@ -48,6 +48,9 @@ conformance: $(STAMP)  ## the whole suite, then docs/conformance-matrix.md regen
 captures: $(STAMP)  ## re-import captures/ from ../shared/corpus (the curated import; see captures/README.md)
 	@$(BIN)/python tools/import_captures.py
 
+redteam: $(STAMP)  ## the red-team suite (tests/redteam): freezes, unbounded memory, isolation; bounded, also in `make test`
+	$(BIN)/pytest -q tests/redteam
+
 lint: $(STAMP)  ## ruff: lint and formatting
 	$(BIN)/ruff check
 	$(BIN)/ruff format --check

@@ -67,28 +67,33 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             store.add(SHARED, load_script_file(settings.script))
     ctx = handlers.Context(settings, engine)
     journal = Journal(settings.journal_cap)
-    admin = Admin(settings, store, journal, engine.name)
+    admin = Admin(settings, store, journal, engine.name, ctx.bodies)
+
+    admin_prefix = PREFIX.encode()
 
     async def dispatch(scope: Scope, receive: Receive) -> Response:
         path = scope["path"]
-        if path.startswith(PREFIX):
+        # The admin API only under its literal prefix: /%5F%5Femulator/... is an ordinary (unknown) Gemini path.
+        if path.startswith(PREFIX) and scope.get("raw_path", admin_prefix).startswith(admin_prefix):
             return await admin.dispatch(Request(scope, receive), path)
         incoming = Incoming.of(scope, receive)
         record = journal.begin(incoming.method, path, incoming.query, scope["headers"])
         target = routes.match(incoming.method, path)
         try:
             if target is None:
-                record.namespace = auth.caller_namespace(incoming.headers, incoming.query)
+                record.namespace = auth.caller_namespace(incoming.headers, incoming.query, settings.admin_token)
                 response = not_found_page(path)
             elif target.action == "call":
                 response = await handlers.call(ctx, incoming, target, record)
             elif target.action == "openai":
                 response = await openai_compat.dispatch(ctx, incoming, target, record)
             else:
-                record.namespace = auth.caller_namespace(incoming.headers, incoming.query)
+                record.namespace = auth.caller_namespace(incoming.headers, incoming.query, settings.admin_token)
                 record.rpc, record.model = target.action, target.model
                 handler = handlers.get_model if target.action == "get_model" else handlers.list_models
                 response = await handler(ctx, incoming, target)
+        except errors.ApiError as error:  # a namespace header past its cap
+            response = handlers.error_response(error)
         except Exception:  # never a stack trace to the client
             log.exception("unexpected failure on %s %s", incoming.method, path)
             response = handlers.error_response(errors.internal())

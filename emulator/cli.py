@@ -255,6 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # uvicorn drains in-flight requests on SIGTERM, then raises the signal again: this handler makes that exit 0.
     signal.signal(signal.SIGTERM, _exit_cleanly)
     runtime.tune_gc()
+    runtime.quiet_accept_errors()
     # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere.
     uvicorn.run(
         runtime.collect_when_idle(app),
@@ -265,5 +266,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         server_header=False,
         lifespan="off",
         timeout_graceful_shutdown=5,
+        http=runtime.guarded_http(settings.header_timeout, runtime.connection_cap(settings.max_connections)),
     )
     return 0

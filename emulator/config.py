@@ -120,6 +120,15 @@ class Settings:
         " are visible to ps)",
         secret=True,
     )
+    header_timeout: int = _setting(
+        10, "seconds a connection may take to send its request head; then it is closed (0: no limit)", minimum=0
+    )
+    max_connections: int = _setting(
+        0,
+        "connections served at once; past it the one waiting longest for its request head is closed",
+        shown="what the file descriptor limit leaves room for",
+        minimum=0,
+    )
 
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""

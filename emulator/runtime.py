@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 from time import monotonic
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -64,3 +65,108 @@ def collect_when_idle(app: ASGIApp, idle_s: float = IDLE_S) -> ASGIApp:
             last = monotonic()
 
     return counted
+
+
+RESERVED_FDS = 64  # file descriptors kept free of connections (captures, logs, the listening socket)
+
+
+def connection_cap(configured: int = 0) -> int:
+    """Connections served at once: `configured`, else what the process's file descriptor limit leaves room for."""
+    if configured > 0:
+        return configured
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return 1000
+    if soft == resource.RLIM_INFINITY:
+        return 100_000
+    return max(16, soft - RESERVED_FDS)
+
+
+def guarded_http(header_timeout: float, max_connections: int) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with two bounds uvicorn lacks: a connection that has not sent a whole request head
+    within `header_timeout` seconds (after connecting, or after its last answer) is closed; and past
+    `max_connections`, the connection that has waited longest for its head is closed to make room (with none
+    waiting, the new one is), so idle sockets can never use up the file descriptors and lock callers out."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    waiting: dict[H11Protocol, None] = {}  # connections between requests, oldest first
+
+    class GuardedH11(H11Protocol):
+        _head_timer: asyncio.TimerHandle | None = None
+        _armed_cycle: object = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+            super().connection_made(transport)  # type: ignore[arg-type]
+            if len(self.connections) > max_connections:
+                victim = next(iter(waiting), None)
+                if victim is None:
+                    transport.close()
+                    return
+                victim._close_waiting()  # type: ignore[attr-defined]
+            self._await_head()
+
+        def _await_head(self) -> None:
+            waiting[self] = None
+            self._armed_cycle = self.cycle
+            if header_timeout > 0:
+                if self._head_timer is not None:
+                    self._head_timer.cancel()
+                self._head_timer = self.loop.call_later(header_timeout, self._close_waiting)
+
+        def _close_waiting(self) -> None:
+            self._stop_waiting()
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def _stop_waiting(self) -> None:
+            waiting.pop(self, None)
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self in waiting and self.cycle is not self._armed_cycle:  # a request head arrived
+                self._stop_waiting()
+
+        def on_response_complete(self) -> None:
+            if not self.transport.is_closing():
+                self._await_head()
+            super().on_response_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_waiting()
+            super().connection_lost(exc)
+
+    return GuardedH11
+
+
+class _RateLimited(logging.Filter):
+    """One "accept() out of system resource" line a minute, not one per attempt."""
+
+    def __init__(self, every_s: float = 60.0) -> None:
+        super().__init__()
+        self.every_s = every_s
+        self.last = -every_s
+        self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "accept" not in str(record.msg):
+            return True
+        now = monotonic()
+        if now - self.last < self.every_s:
+            self.dropped += 1
+            return False
+        self.last = now
+        if self.dropped:
+            record.msg = f"{record.msg} ({self.dropped} more since the last such line)"
+            self.dropped = 0
+        record.exc_info = None  # the message says it; a traceback per attempt is what flooded the log
+        return True
+
+
+def quiet_accept_errors() -> None:
+    logging.getLogger("asyncio").addFilter(_RateLimited())

@@ -4,6 +4,10 @@ Which namespace a call addresses comes from the same headers the Gemini API read
 else the API key (`x-goog-api-key` or `?key=`) or bearer token. With none, script calls address the shared
 namespace "*", whose entries answer every caller, and journal calls see every namespace.
 Errors are Google-style envelopes whose BadRequest violations name the offending field.
+
+Bodies are read as the Gemini API reads them (the same size limit, and a 408 when the sender stalls); a mutation
+that has a body must say `Content-Type: application/json`. HEAD is answered as GET without the body. Who may call
+at all (Host, Origin, the admin token): emulator/admin/guard.py.
 """
 
 from __future__ import annotations
@@ -19,12 +23,13 @@ from starlette.responses import Response
 from gemini_emulator import __version__
 from gemini_emulator.admin import inspector
 from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, AdminGuard
-from gemini_emulator.admin.journal import Journal
+from gemini_emulator.admin.journal import PAGE_RECORDS, Journal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, printers
 from gemini_emulator.seam import SHARED, EntryError, Resettable, ScriptBook
 from gemini_emulator.wire import auth, validate
 from gemini_emulator.wire import openapi as gemini_openapi
+from gemini_emulator.wire.bodies import BodyReader
 
 PREFIX = "/__emulator"
 
@@ -43,30 +48,90 @@ def entry_error(exc: EntryError) -> errors.ApiError:
     return errors.ApiError(400, f"invalid script: {exc}", details=[errors.bad_request([(exc.field, exc.expected)])])
 
 
+# A script's size with every YAML alias expanded (values, plus the characters of each string and key): past it
+# the file is refused ("billion laughs": 496 bytes of anchors expand to hundreds of megabytes per answer).
+MAX_SCRIPT_EXPANSION = 5_000_000
+
+
 def load_script_file(path: str) -> Any:
-    """Entries from a JSON file, or YAML when PyYAML is installed and the file ends in .yaml/.yml."""
+    """Entries from a JSON file, or YAML when PyYAML is installed and the file ends in .yaml/.yml. A file whose
+    aliases refer to themselves, or expand past MAX_SCRIPT_EXPANSION, is refused (ValueError saying why)."""
     text = Path(path).read_text(encoding="utf-8")
     if path.endswith((".yaml", ".yml")):
         try:
             import yaml  # type: ignore[import-untyped]
         except ImportError:
             raise ValueError(f"{path}: YAML scripts need PyYAML (pip install pyyaml); JSON works as is") from None
-        return yaml.safe_load(text)
+        try:
+            loaded = yaml.safe_load(text)
+        except RecursionError:
+            raise ValueError(f"{path}: nested too deeply") from None
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path}: not valid YAML ({exc})") from None
+        check_expansion(loaded, path)
+        return loaded
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+
+
+def check_expansion(value: Any, path: str) -> None:
+    """Refuse a loaded script that holds itself (a YAML anchor used inside its own node) or whose aliases expand
+    past MAX_SCRIPT_EXPANSION. Each shared node is sized once, so checking costs the file's size, not the
+    expansion's."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            items = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            sizes[key] = 1 + sum(_size(item, sizes) for item in items)
+            if sizes[key] > MAX_SCRIPT_EXPANSION:
+                raise ValueError(
+                    f"{path}: its aliases expand past {MAX_SCRIPT_EXPANSION:,} values and characters; "
+                    "write the entries out, or share less"
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise ValueError(f"{path}: an anchor is used inside its own value (the script would be endless)")
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in (node.values() if isinstance(node, dict) else node))
+
+
+def _size(item: Any, sizes: dict[int, int]) -> int:
+    if isinstance(item, dict | list):
+        return sizes[id(item)]
+    return len(item) if isinstance(item, str) else 1
 
 
 class Admin:
     """Admin endpoints over the engine's script book (None: an engine that takes no script) and the journal."""
 
-    def __init__(self, settings: Settings, store: ScriptBook | None, journal: Journal, engine: str) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: ScriptBook | None,
+        journal: Journal,
+        engine: str,
+        bodies: BodyReader | None = None,
+    ) -> None:
         self.settings = settings
         self.engine = engine
         self.store = store
         self.journal = journal
         self.guard = AdminGuard(settings)
+        self.bodies = bodies or BodyReader(settings.max_body_bytes, settings.body_timeout)
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -86,18 +151,38 @@ class Admin:
         }
 
     async def dispatch(self, request: Request, path: str) -> Response:
+        route = path.removeprefix(PREFIX)
+        method = "GET" if request.method == "HEAD" else request.method
         try:
-            self.guard.check(request.method, path.removeprefix(PREFIX), request.headers)
+            if method == "OPTIONS":  # a CORS preflight: same-origin callers need none, others get none
+                self.guard.check_origin(request.headers)
+                allowed = sorted({m for m, p in self._routes if p == route} | {"OPTIONS", "HEAD"})
+                return Response(status_code=204, headers={"allow": ", ".join(allowed)})
+            self.guard.check(method, route, request.headers)
         except errors.ApiError as error:
             return _error(error)
-        handler = self._routes.get((request.method, path.removeprefix(PREFIX)))
+        handler = self._routes.get((method, route))
         if handler is None:
             known = ", ".join(f"{m} {PREFIX}{p}" for m, p in self._routes)
             return _error(errors.ApiError(404, f"no admin endpoint {request.method} {path}; known: {known}"))
         try:
-            return await handler(request)
+            response = await handler(request)
         except errors.ApiError as error:
-            return _error(error)
+            response = _error(error)
+        if request.method == "HEAD":
+            response.body = b""  # the headers GET would send, content-length included
+        return response
+
+    async def _body(self, request: Request) -> bytes:
+        """The body, read with the Gemini API's size limit and deadline; a body must be declared as JSON."""
+        raw = await self.bodies.read(request.receive, request.headers)
+        if raw:
+            media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+            if media != "application/json":
+                raise errors.ApiError(
+                    415, f"admin API bodies are JSON: send Content-Type: application/json, not {media or 'none'}"
+                )
+        return raw
 
     # --- service ---------------------------------------------------------------------------------
 
@@ -127,6 +212,9 @@ class Admin:
             {"name": name, "requests": requests.get(name, 0), "pending": pending.get(name, 0)}
             for name in sorted(requests.keys() | pending.keys())
         ]
+        evicted = self.journal.evicted_by
+        for space in spaces:
+            space["evicted"] = evicted.get(space["name"], 0)
         return _json({"requests": sum(requests.values()), "evicted": self.journal.evicted, "namespaces": spaces})
 
     # --- script ----------------------------------------------------------------------------------
@@ -136,9 +224,8 @@ class Admin:
             raise errors.ApiError(400, f"the {self.engine} engine takes no script", status="FAILED_PRECONDITION")
         return self.store
 
-    @staticmethod
-    def _namespace(request: Request) -> str:
-        return auth.caller_namespace(request.headers, request.query_params) or SHARED
+    def _namespace(self, request: Request) -> str:
+        return auth.caller_namespace(request.headers, request.query_params, self.settings.admin_token) or SHARED
 
     async def list_script(self, request: Request) -> Response:
         store, name = self._scripts(), self._namespace(request)
@@ -147,7 +234,7 @@ class Admin:
     async def _add(self, request: Request, replace: bool) -> Response:
         store, name = self._scripts(), self._namespace(request)
         try:
-            payload = orjson.loads(await request.body() or b"null")
+            payload = orjson.loads(await self._body(request) or b"null")
         except orjson.JSONDecodeError as exc:
             raise errors.ApiError(400, f"invalid script: the body is not JSON ({exc})") from None
         if validate.nested_too_deeply(payload):
@@ -171,7 +258,7 @@ class Admin:
 
     async def set_strict(self, request: Request) -> Response:
         store, name = self._scripts(), self._namespace(request)
-        raw = await request.body()
+        raw = await self._body(request)
         if not raw.strip():  # not a silent "follow the server"
             raise errors.ApiError(400, f"strict: the body is empty; expected {STRICT_BODY_TEXT}")
         try:
@@ -204,21 +291,35 @@ class Admin:
     # --- journal ---------------------------------------------------------------------------------
 
     async def read_journal(self, request: Request) -> Response:
+        """A page of records: `next`, when present, is the `since` that reads the following page."""
         query = request.query_params
-        name = query.get("namespace") or auth.caller_namespace(request.headers, query) or None
-        since_text = query.get("since", "0")
-        if not (since_text.isascii() and since_text.isdigit()):  # "²".isdigit(), but int("²") fails
-            raise errors.ApiError(400, "since: expected a record id (a whole number)")
-        records = self.journal.query(name, query.get("model"), query.get("rpc"), int(since_text))
-        return _json({"namespace": name, "evicted": self.journal.evicted, "records": [r.to_json() for r in records]})
+        name = query.get("namespace") or self._namespace(request)
+        name = None if name == SHARED else name
+        since = _whole(query.get("since", "0"), "since", "a record id (a whole number)")
+        limit = _whole(query.get("limit", str(PAGE_RECORDS)), "limit", f"a number of records from 1 to {PAGE_RECORDS}")
+        if not 1 <= limit <= PAGE_RECORDS:
+            raise errors.ApiError(400, f"limit: expected a number of records from 1 to {PAGE_RECORDS}")
+        records, following = self.journal.page(name, query.get("model"), query.get("rpc"), since, limit)
+        evicted = self.journal.evicted if name is None else self.journal.evicted_by.get(name, 0)
+        body: dict[str, Any] = {"namespace": name, "evicted": evicted, "records": [r.to_json() for r in records]}
+        if following is not None:
+            body["next"] = following
+        return _json(body)
 
     async def clear_journal(self, request: Request) -> Response:
-        name = auth.caller_namespace(request.headers, request.query_params) or None
+        name = self._namespace(request)
+        name = None if name == SHARED else name
         self.journal.clear(name)
         return _json({"cleared": name or "all"})
 
 
 STRICT_BODY_TEXT = '{"strict": true, false or null (follow the server)}'
+
+
+def _whole(text: str, name: str, expected: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:  # "²".isdigit(), but int("²") fails
+        raise errors.ApiError(400, f"{name}: expected {expected}")
+    return int(text)
 
 
 def _op(summary: str, body: bool = False, schema: str | None = None) -> dict[str, Any]:
@@ -259,7 +360,7 @@ OPENAPI: dict[str, Any] = {
         },
         f"{PREFIX}/reset": {"post": _op("Reset the caller's namespace (script and journal); ?all=true for all")},
         f"{PREFIX}/journal": {
-            "get": _op("Journal records; query: namespace, model, rpc, since"),
+            "get": _op("A page of journal records; query: namespace, model, rpc, since, limit; `next` reads on"),
             "delete": _op("Clear the caller's journal records (all without a credential)"),
         },
     },

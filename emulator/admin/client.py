@@ -153,8 +153,14 @@ class AdminClient:
         self._call("POST", "/reset")
 
     def journal(self, model: str | None = None, rpc: str | None = None, since: int = 0) -> Calls:
-        params = {k: v for k, v in {"model": model, "rpc": rpc, "since": since}.items() if v}
-        return Calls(Call(r) for r in self._call("GET", "/journal", params=params)["records"])
+        params: dict[str, Any] = {k: v for k, v in {"model": model, "rpc": rpc, "since": since}.items() if v}
+        records: list[dict[str, Any]] = []
+        while True:  # the journal comes in pages; `next` is where the following one starts
+            page = self._call("GET", "/journal", params=params)
+            records.extend(page["records"])
+            if page.get("next") is None:
+                return Calls(Call(r) for r in records)
+            params["since"] = page["next"]
 
     def health(self) -> bool:
         return self._call("GET", "/health").get("status") == "ok"

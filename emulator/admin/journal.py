@@ -4,13 +4,17 @@ Each record holds time, namespace, HTTP method, path, query, headers, the parsed
 which script entry answered (or "zero-config"), the status, and the response body as sent (streams
 included). API keys, bearer tokens, App Check tokens and cookies never enter it: header values and the
 `key` query parameter are replaced by "REDACTED", and namespaces are named by a digest of the credential.
-The oldest records are evicted past the cap, and evictions are counted.
+
+The journal is bounded twice: by its record cap (--journal-cap) and by MAX_BYTES of stored bodies; a request body,
+like a response body, keeps its first MiB. Past either bound the oldest record of the namespace holding the most
+(records, or bytes) is evicted, so one namespace's traffic evicts its own records, not another's; evictions are
+counted per namespace. Reads come in pages (PAGE_RECORDS records or PAGE_BYTES, whichever comes first).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,6 +41,11 @@ SECRET_HEADERS = frozenset(
 )
 SECRET_QUERY = frozenset({"key", "access_token"})
 MAX_RESPONSE_TEXT = 1 << 20  # a journaled response body keeps its first MiB
+MAX_BODY_TEXT = 1 << 20  # so does a request body (as JSON text)
+MAX_BYTES = 256 << 20  # stored bodies across the journal
+RECORD_OVERHEAD = 1024  # what a record costs beyond its bodies (its fields, headers shared between records)
+PAGE_RECORDS = 1000  # records per page of GET /__emulator/journal (at most; ?limit= asks for fewer)
+PAGE_BYTES = 16 << 20  # stored bodies per page (a page always holds at least one record)
 
 
 _SECRET_NAMES = frozenset(name.encode() for name in SECRET_HEADERS)
@@ -115,6 +124,8 @@ class Record:
     sent: bytes = b""
     duration_ms: float = 0.0
     complete: bool = False  # False while a stream is still being sent, or if it was cut off
+    body_cut: bool = False  # the request body was past MAX_BODY_TEXT: `body` is the first MiB of its JSON text
+    size: int = 0  # bytes counted against MAX_BYTES, set when the record is finished
 
     @property
     def time(self) -> str:
@@ -131,8 +142,10 @@ class Record:
         if isinstance(value, dict | list):
             try:  # key order kept; decoded because orjson's bytes are over-allocated (4 KiB for a short body)
                 value = _Json(orjson.dumps(value).decode())
-            except (orjson.JSONEncodeError, TypeError):  # integers past 64 bits: kept as parsed
-                pass
+            except (orjson.JSONEncodeError, TypeError):  # integers past 64 bits: kept as text
+                value = str(value)
+        if isinstance(value, str) and len(value) > MAX_BODY_TEXT:
+            value, self.body_cut = str(value[:MAX_BODY_TEXT]), True
         self.stored_body = value
 
     @property
@@ -153,6 +166,7 @@ class Record:
             "model": self.model,
             "entry": self.entry,
             "body": self.body,
+            **({"bodyTruncated": True} if self.body_cut else {}),
             "status": self.status,
             "response": self.response,
             "durationMs": round(self.duration_ms, 3),
@@ -161,33 +175,70 @@ class Record:
 
 
 class Journal:
-    """A bounded, thread-safe list of records, oldest evicted first."""
+    """A bounded, thread-safe list of records (module docstring: what is evicted, and when)."""
 
-    def __init__(self, cap: int = 10_000) -> None:
+    def __init__(self, cap: int = 10_000, max_bytes: int = MAX_BYTES) -> None:
         self.cap = cap
+        self.max_bytes = max_bytes
         self.evicted = 0
-        self._records: deque[Record] = deque()
+        self.evicted_by: Counter[str] = Counter()
+        self._records: dict[int, Record] = {}  # by id, oldest first (in-flight ones included)
+        self._finished: defaultdict[str, deque[Record]] = defaultdict(deque)  # per namespace, oldest first
+        self._bytes: Counter[str] = Counter()
+        self._held = 0  # finished records
+        self._held_bytes = 0
         self._next_id = 1
         self._lock = threading.Lock()
 
     def begin(self, method: str, path: str, query: Mapping[str, str], headers: RawHeaders) -> Record:
-        """A new record for a request (`headers`: the ASGI scope's raw list), appended; the oldest evicted."""
+        """A new record for a request (`headers`: the ASGI scope's raw list), appended."""
         record = Record(method, path, redact_query(query), redact_headers(headers))
         with self._lock:
             record.id = self._next_id
             self._next_id += 1
-            self._records.append(record)
-            while len(self._records) > self.cap:
-                self._records.popleft()
-                self.evicted += 1
+            self._records[record.id] = record
         return record
 
-    @staticmethod
-    def finish(record: Record, status: int, body: bytes, complete: bool = True) -> None:
+    def finish(self, record: Record, status: int, body: bytes, complete: bool = True) -> None:
+        """Fill in the answer; the record now counts against the bounds, and the biggest namespaces' oldest
+        records are evicted past them."""
         record.status = status
         record.sent = bytes(body[:MAX_RESPONSE_TEXT])
         record.duration_ms = (monotonic() - record.started) * 1000
         record.complete = complete
+        stored = record.stored_body
+        size = RECORD_OVERHEAD + len(record.sent) + (len(stored) if isinstance(stored, str) else 0)
+        with self._lock:
+            if record.id not in self._records or record.size:  # cleared while it was in flight, or finished
+                return
+            record.size = size
+            name = record.namespace
+            self._finished[name].append(record)
+            self._held += 1
+            self._held_bytes += record.size
+            self._bytes[name] += record.size
+            while self._held > self.cap:
+                self._evict(max(self._finished, key=lambda n: len(self._finished[n])))
+            while self._held_bytes > self.max_bytes:
+                self._evict(max(self._finished, key=self._bytes.__getitem__))
+
+    def _evict(self, name: str) -> None:
+        """Drop the namespace's oldest finished record (the caller holds the lock)."""
+        held = self._finished[name]
+        record = held.popleft()
+        if not held:
+            del self._finished[name]
+        self._forget(record)
+        self.evicted += 1
+        self.evicted_by[name] += 1
+
+    def _forget(self, record: Record) -> None:
+        self._records.pop(record.id, None)
+        self._held -= 1
+        self._held_bytes -= record.size
+        self._bytes[record.namespace] -= record.size
+        if not self._bytes[record.namespace]:
+            del self._bytes[record.namespace]
 
     async def tee(
         self, record: Record, status: int, pieces: AsyncIterable[bytes | str | memoryview]
@@ -207,31 +258,65 @@ class Journal:
             self.finish(record, status, b"".join(sent), complete)
 
     def query(
-        self, namespace: str | None = None, model: str | None = None, rpc: str | None = None, since: int = 0
+        self,
+        namespace: str | None = None,
+        model: str | None = None,
+        rpc: str | None = None,
+        since: int = 0,
+        limit: int | None = None,
     ) -> list[Record]:
-        """Records in order, filtered; `since` keeps ids greater than it."""
+        """Records in order, filtered; `since` keeps ids greater than it; `limit` records at most."""
+        return self.page(namespace, model, rpc, since, limit or len(self._records) + 1, max_bytes=None)[0]
+
+    def page(
+        self,
+        namespace: str | None = None,
+        model: str | None = None,
+        rpc: str | None = None,
+        since: int = 0,
+        limit: int = PAGE_RECORDS,
+        max_bytes: int | None = PAGE_BYTES,
+    ) -> tuple[list[Record], int | None]:
+        """One page of `query`: up to `limit` records and about `max_bytes` of bodies (at least one record), and
+        the `since` that reads the next page (None: this was the last)."""
         with self._lock:
-            records = list(self._records)
-        return [
-            r
-            for r in records
-            if r.id > since
-            and (namespace is None or r.namespace == namespace)
-            and (model is None or r.model == model.removeprefix("models/"))
-            and (rpc is None or r.rpc == rpc)
-        ]
+            records = list(self._records.values())
+        model = model.removeprefix("models/") if model is not None else None
+        out: list[Record] = []
+        size = 0
+        for r in records:
+            if not (
+                r.id > since
+                and (namespace is None or r.namespace == namespace)
+                and (model is None or r.model == model)
+                and (rpc is None or r.rpc == rpc)
+            ):
+                continue
+            if len(out) >= limit or (max_bytes is not None and out and size + r.size > max_bytes):
+                return out, out[-1].id
+            out.append(r)
+            size += r.size or RECORD_OVERHEAD + len(r.sent)
+        return out, None
 
     def counts(self) -> dict[str, int]:
         """Records held per namespace."""
         with self._lock:
-            return dict(Counter(r.namespace for r in self._records))
+            return dict(Counter(r.namespace for r in self._records.values()))
 
     def clear(self, namespace: str | None = None) -> None:
         with self._lock:
             if namespace is None:
                 self._records.clear()
-            else:
-                self._records = deque(r for r in self._records if r.namespace != namespace)
+                self._finished.clear()
+                self._bytes.clear()
+                self._held = self._held_bytes = 0
+                return
+            for record in [r for r in self._records.values() if r.namespace == namespace]:
+                if record.size:  # finished: counted
+                    self._forget(record)
+                else:
+                    self._records.pop(record.id, None)
+            self._finished.pop(namespace, None)
 
 
 def _as_bytes(piece: str | memoryview) -> bytes:

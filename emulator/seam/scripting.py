@@ -18,12 +18,14 @@ SHARED = "*"  # the namespace whose entries answer every caller (its own script 
 class EntryError(ValueError):
     """A script entry that cannot be used: names the field and what was expected."""
 
-    def __init__(self, field_name: str, expected: str, index: int | None = None) -> None:
+    def __init__(self, field_name: str, expected: str, index: int | None = None, name: str | None = None) -> None:
         self.field = field_name
         self.expected = expected
         self.index = index
-        where = f"entry {index}: " if index is not None else ""
-        super().__init__(f"{where}{field_name}: {expected}")
+        self.name = name  # the entry's own name, when it has one
+        where = f"entry {index}" if index is not None else "entry" if name else ""
+        where += f" ({name!r})" if name else ""
+        super().__init__(f"{where + ': ' if where else ''}{field_name}: {expected}")
 
 
 @runtime_checkable

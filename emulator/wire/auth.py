@@ -2,18 +2,29 @@
 
 Developer API and Firebase take an API key (`x-goog-api-key` header or `?key=`; a bearer token works
 too); Vertex AI proper needs an OAuth bearer token; Vertex express mode takes either. By default any
-credential is accepted; `--api-key` makes every other key fail as production fails a bad key.
-The credential names the caller's namespace; it is never logged.
+credential is accepted; `--api-key` makes every other key, and every bearer token but that same value, fail as
+production fails a bad key (400 API_KEY_INVALID; docs/conformance.md).
+The credential names the caller's namespace (the bearer token when both are sent, on every route and in the admin
+API alike) as a salted digest; it is never logged. `x-emulator-namespace` names it instead, at most
+MAX_NAMESPACE_CHARS characters; with an admin token configured only a caller that also sends the admin token may.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
 from collections.abc import Mapping
 from functools import lru_cache
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import Target
+
+ADMIN_TOKEN_HEADER = "x-emulator-admin-token"  # emulator/admin/guard.py guards the admin API with it
+MAX_NAMESPACE_CHARS = 128
+# Namespace digests are keyed with a secret drawn at start-up: a digest seen in the journal or a listing cannot be
+# checked against guessed keys offline.
+_SALT = secrets.token_bytes(32)
 
 _RPC = {
     "generateContent": "GenerateContent",
@@ -41,29 +52,38 @@ def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str,
             version = target.version if target.version != "v1beta" else "v1beta1"
             raise errors.vertex_credentials_missing(version, _RPC.get(target.method, "GenerateContent"))
         raise errors.unregistered_caller()
-    if key and required_key is not None and key != required_key:
+    if required_key is not None and not hmac.compare_digest((key or token).encode(), required_key.encode()):
         service = "aiplatform.googleapis.com" if target.backend == "vertex" else "generativelanguage.googleapis.com"
         raise errors.api_key_invalid(service)
-    return key or token
+    return token or key
 
 
 NAMESPACE_HEADER = "x-emulator-namespace"
 
 
-def namespace_of(headers: Mapping[str, str], credential: str) -> str:
-    """The caller's namespace: the `x-emulator-namespace` header when given, else a digest of the
-    credential ("key:1a2b3c4d5e6f7a8b"), so the key itself never appears in the journal or listings."""
+def namespace_of(headers: Mapping[str, str], credential: str, admin_token: str | None = None) -> str:
+    """The caller's namespace: the `x-emulator-namespace` header when given (and, when the server has an admin
+    token, sent with it), else a salted digest of the credential ("key:" and 32 hex digits), so the key itself never
+    appears in the journal or listings. A header past MAX_NAMESPACE_CHARS is the caller's 400."""
     explicit = headers.get(NAMESPACE_HEADER, "").strip()
     if explicit:
-        return explicit
+        if len(explicit) > MAX_NAMESPACE_CHARS:
+            raise errors.ApiError(400, f"{NAMESPACE_HEADER}: at most {MAX_NAMESPACE_CHARS} characters")
+        if admin_token is None or _admin_token_given(headers, admin_token):
+            return explicit
     return _digest(credential) if credential else ""
+
+
+def _admin_token_given(headers: Mapping[str, str], admin_token: str) -> bool:
+    given = headers.get(ADMIN_TOKEN_HEADER, "").encode("latin-1")
+    return hmac.compare_digest(given, admin_token.encode())
 
 
 @lru_cache(maxsize=1024)
 def _digest(credential: str) -> str:
-    return "key:" + hashlib.sha256(credential.encode()).hexdigest()[:16]
+    return "key:" + hmac.new(_SALT, credential.encode(), hashlib.sha256).hexdigest()[:32]
 
 
-def caller_namespace(headers: Mapping[str, str], query: Mapping[str, str]) -> str:
-    """Namespace named by an admin request's own headers (same credential headers as the API)."""
-    return namespace_of(headers, api_key(headers, query) or _bearer(headers))
+def caller_namespace(headers: Mapping[str, str], query: Mapping[str, str], admin_token: str | None = None) -> str:
+    """Namespace named by a request's own headers, as the API names it: the bearer token before the API key."""
+    return namespace_of(headers, _bearer(headers) or api_key(headers, query), admin_token)

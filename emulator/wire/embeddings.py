@@ -17,6 +17,9 @@ from gemini_emulator.protocol.routes import VERTEX, Target
 from gemini_emulator.seam import Embedder
 
 MAX_BATCH = 100
+# The largest vector production's embedding models give (gemini-embedding-001 and -2: 3072 dimensions). A larger
+# outputDimensionality is refused with a 400 whose wording is a guess (no capture of it; docs/conformance.md).
+MAX_DIMENSIONS = 3072
 
 
 def _text(content: Any) -> str:
@@ -32,7 +35,12 @@ def _dims(obj: dict[str, Any]) -> Any:
     nested = obj.get("embedContentConfig") or obj.get("embed_content_config")
     if isinstance(nested, dict):
         obj = {**obj, **nested}
-    return obj.get("outputDimensionality", obj.get("output_dimensionality"))
+    value = obj.get("outputDimensionality", obj.get("output_dimensionality"))
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > MAX_DIMENSIONS:
+        raise errors.field_errors(
+            "EmbedContentRequest.", [f"output_dimensionality: {value} is larger than the maximum, {MAX_DIMENSIONS}"]
+        )
+    return value
 
 
 def _content_request(message: str, body: dict[str, Any]) -> tuple[str, Any]:

@@ -13,16 +13,21 @@ name or a glob: the recorded exchange that matches the request, engines/replay.p
 `match` (all must hold): `text`, `textRegex` (last user text), `system`, `systemRegex`, `request`,
 `requestRegex` (the request JSON), `model`, `method`, `hasTools`, `hasFunctionResponse`, `turn` (how many
 model turns the history already holds), and from Python `predicate` (a callable on the GenerateRequest).
+
+Regular expressions run on RE2 (google-re2), whose matching time grows linearly with the text: a pattern such
+as `(a+)+$` cannot stall the server. RE2 has no backreferences or lookaround, and its `\\w`, `\\d` and `\\s` are
+ASCII-only; an entry with a pattern RE2 cannot run is refused when it is posted. `delayMs` and `chunkDelayMs` are at
+most MAX_DELAY_MS (five minutes).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+import re2  # type: ignore[import-untyped]
 
 from gemini_emulator.engines.synth.calls import has_function_response
 from gemini_emulator.protocol import errors
@@ -57,6 +62,17 @@ _MODIFIERS = {
     "truncateFinalEvent",
 }
 FOREVER = -1
+MAX_DELAY_MS = 300_000  # delayMs and chunkDelayMs: five minutes at most
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a refused pattern is the caller's 400, not a line on the server's stderr
+_RE2_OPTIONS.max_mem = 8 << 20  # RE2's compiled-program budget per pattern (its default is 8 MiB too)
+
+
+def compile_regex(pattern: str) -> Any:
+    """`pattern` on RE2 (linear-time matching); raises re2.error for what RE2 cannot run."""
+    return re2.compile(pattern, _RE2_OPTIONS)
+
+
 REPLAY_MODIFIERS = frozenset({"name", "match", "times", "delayMs", "chunkDelayMs"})
 
 
@@ -66,34 +82,34 @@ class Match:
 
     conditions: dict[str, Any] = field(default_factory=dict)
     predicate: Callable[[GenerateRequest], bool] | None = None
-    _regexes: dict[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
+    _regexes: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for key in ("textRegex", "systemRegex", "requestRegex"):
             if key in self.conditions:
-                self._regexes[key] = re.compile(self.conditions[key])
+                self._regexes[key] = compile_regex(self.conditions[key])
 
     @property
     def empty(self) -> bool:
         return not self.conditions and self.predicate is None
 
-    def failures(self, request: GenerateRequest) -> list[str]:
-        """Why `request` does not match: one phrase per failed condition (empty when it matches)."""
+    def failures(self, request: GenerateRequest, subject: Subject | None = None) -> list[str]:
+        """Why `request` does not match: one phrase per failed condition (empty when it matches). `subject`
+        holds the texts matched against, computed once per request however many entries are asked."""
         out: list[str] = []
         c = self.conditions
-        text = request.last_user_text()
-        if "text" in c and c["text"].lower() not in text.lower():
+        s = subject or Subject(request)
+        if "text" in c and c["text"].lower() not in s.text_lower:
             out.append(f"last user text does not contain {c['text']!r}")
-        if "textRegex" in c and not self._regexes["textRegex"].search(text):
+        if "textRegex" in c and not self._regexes["textRegex"].search(s.text):
             out.append(f"last user text does not match /{c['textRegex']}/")
         if "system" in c or "systemRegex" in c:
-            system = system_text(request)
-            if "system" in c and c["system"].lower() not in system.lower():
+            if "system" in c and c["system"].lower() not in s.system_lower:
                 out.append(f"system instruction does not contain {c['system']!r}")
-            if "systemRegex" in c and not self._regexes["systemRegex"].search(system):
+            if "systemRegex" in c and not self._regexes["systemRegex"].search(s.system):
                 out.append(f"system instruction does not match /{c['systemRegex']}/")
         if "request" in c or "requestRegex" in c:
-            whole = orjson.dumps(request.body).decode()
+            whole = s.whole
             if "request" in c and c["request"] not in whole:
                 out.append(f"request JSON does not contain {c['request']!r}")
             if "requestRegex" in c and not self._regexes["requestRegex"].search(whole):
@@ -115,6 +131,52 @@ class Match:
             except Exception as exc:  # a broken predicate is a mismatch the author can read, not a 500
                 out.append(f"predicate raised {type(exc).__name__}: {exc}")
         return out
+
+
+class Subject:
+    """The texts an entry's matchers read from one request, each computed on first use and then shared by every
+    entry asked (500 `request` matchers serialise a 5 MiB body once, not 500 times)."""
+
+    __slots__ = ("request", "_text", "_text_lower", "_system", "_system_lower", "_whole")
+
+    def __init__(self, request: GenerateRequest) -> None:
+        self.request = request
+        self._text: str | None = None
+        self._text_lower: str | None = None
+        self._system: str | None = None
+        self._system_lower: str | None = None
+        self._whole: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.request.last_user_text()
+        return self._text
+
+    @property
+    def text_lower(self) -> str:
+        if self._text_lower is None:
+            self._text_lower = self.text.lower()
+        return self._text_lower
+
+    @property
+    def system(self) -> str:
+        if self._system is None:
+            self._system = system_text(self.request)
+        return self._system
+
+    @property
+    def system_lower(self) -> str:
+        if self._system_lower is None:
+            self._system_lower = self.system.lower()
+        return self._system_lower
+
+    @property
+    def whole(self) -> str:
+        """The request body as compact JSON."""
+        if self._whole is None:
+            self._whole = orjson.dumps(self.request.body).decode()
+        return self._whole
 
 
 @dataclass
@@ -159,7 +221,18 @@ def model_turns(request: GenerateRequest) -> int:
 
 
 def parse_entry(obj: Any, index: int | None = None, predicate: Callable[..., bool] | None = None) -> Entry:
-    """Validate one entry; raises EntryError naming the field and what it should be."""
+    """Validate one entry; raises EntryError naming the entry (its index and name) and the field and what it should
+    be."""
+    try:
+        return _parse_entry(obj, index, predicate)
+    except EntryError as exc:
+        name = obj.get("name") if isinstance(obj, dict) else None
+        if isinstance(name, str) and name and exc.name is None:
+            raise EntryError(exc.field, exc.expected, exc.index, name) from None
+        raise
+
+
+def _parse_entry(obj: Any, index: int | None, predicate: Callable[..., bool] | None) -> Entry:
     if not isinstance(obj, dict):
         raise EntryError("entry", "a JSON object", index)
     unknown = sorted(set(obj) - _MODIFIERS - set(ANSWER_KINDS))
@@ -257,8 +330,9 @@ def _check_modifiers(obj: dict[str, Any], index: int | None) -> None:
         if key.endswith("Count") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
             raise EntryError(f"usage.{key}", "a whole number of tokens, 0 or more", index)
     for key in ("delayMs", "chunkDelayMs"):
-        if key in obj and (not isinstance(obj[key], int | float) or isinstance(obj[key], bool) or obj[key] < 0):
-            raise EntryError(key, "a number of milliseconds, 0 or more", index)
+        value = obj.get(key, 0)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= MAX_DELAY_MS:
+            raise EntryError(key, f"a number of milliseconds from 0 to {MAX_DELAY_MS}", index)
     for key in ("errorAfterChunks", "dropAfterChunks", "dropAfterBytes"):
         if key in obj and (not isinstance(obj[key], int) or isinstance(obj[key], bool) or obj[key] < 0):
             raise EntryError(key, "a whole number, 0 or more", index)
@@ -280,9 +354,13 @@ def _parse_match(raw: Any, index: int | None, predicate: Callable[..., bool] | N
                 raise EntryError(f"match.{key}", "a string", index)
             if key.endswith("Regex"):
                 try:
-                    re.compile(value)
-                except re.error as exc:
-                    raise EntryError(f"match.{key}", f"a valid regular expression ({exc})", index) from None
+                    compile_regex(value)
+                except re2.error as exc:
+                    reason = exc.args[0] if exc.args else exc
+                    reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else reason
+                    raise EntryError(
+                        f"match.{key}", f"a regular expression RE2 can run (linear time; {reason})", index
+                    ) from None
         elif key in _BOOL_MATCHERS:
             if not isinstance(value, bool):
                 raise EntryError(f"match.{key}", "true or false", index)

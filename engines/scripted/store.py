@@ -1,4 +1,8 @@
-"""Per-caller script state: every API key (or bearer token) is its own namespace, made on first use.
+"""Per-caller script state: every API key (or bearer token) is its own namespace, made on its first write
+(adding entries or setting strict mode; reading never makes one).
+
+At most MAX_NAMESPACES namespaces besides the shared one are kept: a write that would make one more forgets the
+namespace used longest ago (its entries and strict setting). A namespace holds at most MAX_ENTRIES pending entries.
 
 The namespace "*" (seam.SHARED) is shared: its entries (e.g. loaded with --script at start-up) answer any caller
 whose own script has nothing for the request. Mutations may come from other threads (the in-process pytest
@@ -11,10 +15,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from time import monotonic
 from typing import Any
 
-from gemini_emulator.engines.scripted.entries import FOREVER, Entry, parse_entries
-from gemini_emulator.seam import SHARED, GenerateRequest
+from gemini_emulator.engines.scripted.entries import FOREVER, Entry, Subject, parse_entries
+from gemini_emulator.seam import SHARED, EntryError, GenerateRequest
+
+MAX_NAMESPACES = 1000  # namespaces kept besides the shared one; the one used longest ago is forgotten past it
+MAX_ENTRIES = 10_000  # pending entries per namespace
 
 
 @dataclass
@@ -24,6 +32,7 @@ class Namespace:
     strict: bool | None = None  # None: follow the shared namespace's setting, else the server's --strict
     answered: int = 0
     next_index: int = 0
+    used: float = field(default_factory=monotonic)  # last write or answer, for forgetting the idlest namespace
 
 
 Misses = list[tuple[str, list[str]]]  # (entry name, why its matcher did not hold)
@@ -46,13 +55,20 @@ class ScriptStore:
         self._spaces: dict[str, Namespace] = {}
 
     def namespace(self, name: str) -> Namespace:
+        """The namespace (made when missing: a write)."""
         with self._lock:
             return self._get(name)
 
     def _get(self, name: str) -> Namespace:
+        """The namespace for a write, made when missing (forgetting the idlest one past MAX_NAMESPACES)."""
         space = self._spaces.get(name)
         if space is None:
+            others = len(self._spaces) - (SHARED in self._spaces)
+            if name != SHARED and others >= MAX_NAMESPACES:
+                idlest = min((s for s in self._spaces.values() if s.name != SHARED), key=lambda s: s.used)
+                del self._spaces[idlest.name]
             space = self._spaces[name] = Namespace(name)
+        space.used = monotonic()
         return space
 
     def add(
@@ -65,13 +81,20 @@ class ScriptStore:
     ) -> int:
         """Parse `entries` (one entry, a list, or {"entries": [...]}) and add them all, or raise an EntryError
         and add none; `predicate` becomes an extra matcher of each. Returns how many were added."""
+        listed = entries.get("entries") if isinstance(entries, dict) else entries
+        if isinstance(listed, list) and len(listed) > MAX_ENTRIES:  # refused before each one is validated
+            raise EntryError("entries", f"at most {MAX_ENTRIES} pending entries per namespace")
         parsed = parse_entries(entries, predicate=predicate)
         self.add_entries(namespace, parsed, replace=replace)
         return len(parsed)
 
     def add_entries(self, name: str, entries: list[Entry], replace: bool = False) -> None:
-        """Append entries already parsed (after clearing the namespace's script with `replace`)."""
+        """Append entries already parsed (after clearing the namespace's script with `replace`); an EntryError past
+        MAX_ENTRIES pending."""
         with self._lock:
+            held = 0 if replace else len(self._spaces[name].entries) if name in self._spaces else 0
+            if held + len(entries) > MAX_ENTRIES:
+                raise EntryError("entries", f"at most {MAX_ENTRIES} pending entries per namespace ({held} held)")
             space = self._get(name)
             if replace:
                 space.entries.clear()
@@ -82,17 +105,21 @@ class ScriptStore:
 
     def pending(self, name: str) -> list[dict[str, Any]]:
         with self._lock:
-            return [e.describe() for e in self._get(name).entries]
+            space = self._spaces.get(name)
+            return [e.describe() for e in space.entries] if space is not None else []
 
     def set_strict(self, name: str, strict: bool | None) -> None:
         with self._lock:
+            if strict is None and name not in self._spaces:  # nothing to record: no namespace made
+                return
             self._get(name).strict = strict
 
     def is_strict(self, name: str) -> bool:
         """The namespace's own setting, else the shared namespace's (it speaks for every caller, as its
         entries answer every caller), else the server's --strict."""
         with self._lock:
-            own = self._get(name).strict
+            space = self._spaces.get(name)
+            own = space.strict if space is not None else None
             shared = self._spaces.get(SHARED)
             default = self.default_strict if shared is None or shared.strict is None else shared.strict
         return default if own is None else own
@@ -151,6 +178,7 @@ class ScriptStore:
         """The namespace and entry that answer `request` (the caller holds the lock), and the matchers that
         did not hold on the way."""
         misses: Misses = []
+        subject = Subject(request)
         for name in (request.namespace, SHARED):
             space = self._spaces.get(name)
             if space is None or not space.entries:
@@ -158,7 +186,7 @@ class ScriptStore:
             matched = [e for e in space.entries if not e.match.empty]
             plain = [e for e in space.entries if e.match.empty]
             for entry in matched:
-                why = entry.match.failures(request)
+                why = entry.match.failures(request, subject)
                 if not why:
                     return space, entry, misses
                 misses.append((entry.name, why))
@@ -170,6 +198,7 @@ class ScriptStore:
     def _serve(space: Namespace, entry: Entry) -> Entry:
         entry.served += 1
         space.answered += 1
+        space.used = monotonic()
         if entry.times != FOREVER and entry.served >= entry.times:
             space.entries.remove(entry)
         return entry

@@ -13,13 +13,14 @@ import re
 
 _WORD = re.compile(r"[a-z0-9]{2,}")
 SLOTS = 8  # dimensions each word touches
+MAX_DIMENSIONS = 3072  # the largest production gives; the wire refuses more, and a direct caller gets at most this
 DEFAULT_DIMENSIONS = {"gemini-embedding-001": 3072, "gemini-embedding-2": 3072, "text-embedding-004": 768}
 
 
 def dimensions(model: str, requested: object) -> int:
     """outputDimensionality when given (a positive whole number), else the model's native size."""
     if isinstance(requested, int) and not isinstance(requested, bool) and requested > 0:
-        return requested
+        return min(requested, MAX_DIMENSIONS)
     return DEFAULT_DIMENSIONS.get(model, 3072)
 
 

@@ -4,6 +4,9 @@ Derived from the request alone: the same request always gives the same text, dif
 different text, and the length follows what was asked ("Say hello" gets a sentence, "write three
 paragraphs" gets three paragraphs, "list five ..." gets five numbered items, "in one word" gets one
 word). Streamed, the text is split into several chunks.
+
+Only the prompt's first SCAN_CHARS characters are read for its topic and shape, and every pattern's gaps are
+bounded, so a 20 MiB prompt costs no more than a short one (the length still adds sentences).
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ _NUMBERS = {
     "single": 1,
 }
 _COUNT = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an|single)"
-_PARAGRAPHS = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+|long\s+)?paragraphs?\b", re.I)
-_SENTENCES = re.compile(rf"\b{_COUNT}[\s-]+(?:short\s+)?sentences?\b", re.I)
-_ITEMS = re.compile(rf"\b(?:list|name|give)\b[^.?!]*?\b{_COUNT}\b", re.I)
+SCAN_CHARS = 16 * 1024  # how much of the prompt decides the topic and the shape of the answer
+_PARAGRAPHS = re.compile(rf"\b{_COUNT}[\s-]{{1,8}}(?:short\s{{1,8}}|long\s{{1,8}})?paragraphs?\b", re.I)
+_SENTENCES = re.compile(rf"\b{_COUNT}[\s-]{{1,8}}(?:short\s{{1,8}})?sentences?\b", re.I)
+_ITEMS = re.compile(rf"\b(?:list|name|give)\b[^.?!]{{0,80}}?\b{_COUNT}\b", re.I)
 _ONE_WORD = re.compile(r"\b(?:one|single|1)[\s-]word\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 _STOP = frozenset(
@@ -126,6 +130,8 @@ def _sentences(rng: Rng, topic: str, n: int) -> list[str]:
 def compose(prompt: str, seed: str) -> str:
     """The zero-config answer text for a prompt; `seed` makes it vary with the whole request."""
     rng = Rng(seed)
+    length = len(prompt)
+    prompt = prompt[:SCAN_CHARS]
     topic = _topic(prompt)
     low = prompt.lower()
     # Cheap substring tests guard each pattern: most prompts need none of the regular expressions.
@@ -146,7 +152,7 @@ def compose(prompt: str, seed: str) -> str:
     if sentences:
         return " ".join(_sentences(rng, topic, _count(sentences, 1)))
     # A one-line question gets a sentence or two; a longer prompt a little more.
-    extra = min(len(prompt) // 200, 4)
+    extra = min(length // 200, 4)
     body = _sentences(rng, topic, 1 + rng.randint(0, 1) + extra)
     return " ".join([rng.choice(_OPENERS).replace("{t}", topic), *body])
 

@@ -86,10 +86,13 @@ def test_namespaces_lists_each_namespace_with_its_requests_and_pending_entries(g
         assert response.json() == {
             "requests": 3,
             "evicted": 0,
-            "namespaces": [
-                {"name": a, "requests": 1, "pending": 1},
-                {"name": b, "requests": 2, "pending": 0},
-            ],
+            "namespaces": sorted(
+                [
+                    {"name": a, "requests": 1, "pending": 1, "evicted": 0},
+                    {"name": b, "requests": 2, "pending": 0, "evicted": 0},
+                ],
+                key=lambda space: space["name"],
+            ),
         }
         assert "secret-" not in response.text  # namespaces are digests of the keys
         http.post(f"{PREFIX}/reset", headers={"x-goog-api-key": "secret-a"})

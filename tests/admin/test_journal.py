@@ -3,7 +3,6 @@ server log), the admin filters, the cap, isolation between concurrent callers, a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
@@ -22,6 +21,7 @@ from gemini_emulator.admin.client import AdminClient
 from gemini_emulator.config import Settings
 from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.testing.server import RunningEmulator, start
+from gemini_emulator.wire.auth import namespace_of
 
 MODEL = "gemini-2.5-flash"
 JOURNAL = "/__emulator/journal"
@@ -29,7 +29,7 @@ SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "gemini_emulator")
 
 
 def namespace(credential: str) -> str:
-    return "key:" + hashlib.sha256(credential.encode()).hexdigest()[:16]
+    return namespace_of({}, credential)  # the in-process server's salt is this process's
 
 
 def body(prompt: str) -> dict[str, Any]:
