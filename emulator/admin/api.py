@@ -157,7 +157,9 @@ class Admin:
             if method == "OPTIONS":  # a CORS preflight: same-origin callers need none, others get none
                 self.guard.check_origin(request.headers)
                 allowed = sorted({m for m, p in self._routes if p == route} | {"OPTIONS", "HEAD"})
-                return Response(status_code=204, headers={"allow": ", ".join(allowed)})
+                response = _json({"allow": allowed})  # and no Access-Control-Allow-* header: no origin is let in
+                response.headers["allow"] = ", ".join(allowed)
+                return response
             self.guard.check(method, route, request.headers)
         except errors.ApiError as error:
             return _error(error)
