@@ -98,7 +98,7 @@ def guarded_http(header_timeout: float, max_connections: int) -> type[asyncio.Pr
         _head_timer: asyncio.TimerHandle | None = None
         _armed_cycle: object = None
 
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
             if len(self.connections) > max_connections:
                 victim = next(iter(waiting), None)

@@ -216,7 +216,7 @@ class Admin:
         ]
         evicted = self.journal.evicted_by
         for space in spaces:
-            space["evicted"] = evicted.get(space["name"], 0)
+            space["evicted"] = evicted.get(str(space["name"]), 0)
         return _json({"requests": sum(requests.values()), "evicted": self.journal.evicted, "namespaces": spaces})
 
     # --- script ----------------------------------------------------------------------------------
@@ -295,8 +295,8 @@ class Admin:
     async def read_journal(self, request: Request) -> Response:
         """A page of records: `next`, when present, is the `since` that reads the following page."""
         query = request.query_params
-        name = query.get("namespace") or self._namespace(request)
-        name = None if name == SHARED else name
+        asked = query.get("namespace") or self._namespace(request)
+        name = None if asked == SHARED else asked
         since = _whole(query.get("since", "0"), "since", "a record id (a whole number)")
         limit = _whole(query.get("limit", str(PAGE_RECORDS)), "limit", f"a number of records from 1 to {PAGE_RECORDS}")
         if not 1 <= limit <= PAGE_RECORDS:
@@ -309,8 +309,8 @@ class Admin:
         return _json(body)
 
     async def clear_journal(self, request: Request) -> Response:
-        name = self._namespace(request)
-        name = None if name == SHARED else name
+        asked = self._namespace(request)
+        name = None if asked == SHARED else asked
         self.journal.clear(name)
         return _json({"cleared": name or "all"})
 

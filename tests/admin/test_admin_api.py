@@ -212,7 +212,7 @@ def test_strict_needs_its_body_and_the_document_says_which() -> None:
                 (b'"strict"', "expected"),
                 (b"null", "expected"),
             ):
-                response = http.put(f"{PREFIX}/strict", content=body)
+                response = http.put(f"{PREFIX}/strict", content=body, headers=JSON_TYPE)
                 assert response.status_code == 400, body
                 error = response.json()["error"]
                 assert error["code"] == 400 and error["status"] == "INVALID_ARGUMENT", body

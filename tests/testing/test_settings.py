@@ -31,6 +31,8 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "log_level": ("debug", "debug"),
     "captures": ("elsewhere", "elsewhere"),
     "admin_token": ("sekrit-admin-token-1", "sekrit-admin-token-1"),
+    "header_timeout": ("3", 3),
+    "max_connections": ("500", 500),
 }
 
 
