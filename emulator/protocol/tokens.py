@@ -18,6 +18,8 @@ import orjson
 # One match per started 6 characters of a word, and one per punctuation mark: a single pass.
 _PIECES = re.compile(r"\w{1,6}|[^\w\s]")
 MEDIA_TOKENS = 258
+# Part names in both spellings: requests reach the estimator normalised (emulator/wire/validate.py), but the
+# answer's parts are counted as an engine wrote them (a script's part objects are the author's own JSON).
 MEDIA_KEYS = ("inlineData", "inline_data", "fileData", "file_data")
 _MEDIA = frozenset(MEDIA_KEYS)
 

@@ -12,7 +12,7 @@ package can add one:
     [project.entry-points."gemini_emulator.engines"]
     mine = "my_package.engine:MyEngine"
 
-Modules: request (GenerateRequest, field helpers), chunk (Chunk, DROP, TRUNCATE), capabilities (the protocols),
+Modules: request (GenerateRequest), chunk (Chunk, DROP, TRUNCATE), capabilities (the protocols),
 scripting (ScriptBook, SHARED, EntryError), loading (load_engine). Import from `gemini_emulator.seam` itself:
 the module a name lives in may change.
 """
@@ -20,7 +20,7 @@ the module a name lives in may change.
 from gemini_emulator.seam.capabilities import Embedder, Engine, MethodAnswerer, ModelServer, Resettable, Scriptable
 from gemini_emulator.seam.chunk import DROP, TRUNCATE, Chunk
 from gemini_emulator.seam.loading import ENTRY_POINT_GROUP, EngineLoadError, available_engines, load_engine
-from gemini_emulator.seam.request import GenerateRequest, last_user_text, pick, snake_case
+from gemini_emulator.seam.request import GenerateRequest, last_user_text
 from gemini_emulator.seam.scripting import SHARED, EntryError, ScriptBook
 
 __all__ = [
@@ -42,6 +42,4 @@ __all__ = [
     "available_engines",
     "last_user_text",
     "load_engine",
-    "pick",
-    "snake_case",
 ]

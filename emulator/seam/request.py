@@ -1,35 +1,20 @@
-"""What an engine receives: the parsed, validated request, and helpers that read request fields."""
+"""What an engine receives: the parsed, validated request, its field names in one spelling."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
-
-_UPPER = re.compile(r"(?<!^)([A-Z])")
-
-
-@cache
-def snake_case(camel: str) -> str:
-    return _UPPER.sub(r"_\1", camel).lower()
-
-
-def pick(obj: Any, camel: str) -> Any:
-    """`obj[camel]`, else its snake_case spelling (proto JSON accepts both, and the Python SDK sends
-    snake_case inside nested objects), else None; None when `obj` is not an object."""
-    if not isinstance(obj, dict):
-        return None
-    if camel in obj:
-        return obj[camel]
-    return obj.get(snake_case(camel))
 
 
 @dataclass(slots=True)
 class GenerateRequest:
     """A validated generateContent / streamGenerateContent request, independent of the URL family.
 
-    Engines read it and must not change it (`notes` excepted). It is not frozen only for speed: a frozen
+    Field names are lowerCamelCase at every depth the API defines (the wire normalised them once: proto JSON
+    also accepts snake_case, which the Python SDK sends inside nested objects), so engines read one spelling:
+    `request.generation_config.get("thinkingConfig")`. Free-form values (function call args, Struct fields,
+    `responseJsonSchema`, Schema `properties` names) are as the caller sent them. Engines read it and must not
+    change it (`notes` excepted). It is not frozen only for speed: a frozen
     dataclass's constructor sets each field through object.__setattr__, which made building one 2.7x as costly.
     """
 
@@ -44,7 +29,7 @@ class GenerateRequest:
     tools: list[dict[str, Any]] = field(default_factory=list)
     tool_config: dict[str, Any] | None = None
     safety_settings: list[dict[str, Any]] = field(default_factory=list)
-    body: dict[str, Any] = field(default_factory=dict)  # the whole request body, for matchers
+    body: dict[str, Any] = field(default_factory=dict)  # the whole (normalised) request body, for matchers
     fingerprint: str = ""  # stable digest of (model, body): same request, same value
     method: str = "generateContent"  # or "streamGenerateContent"
     version: str = "v1beta"  # API version of the URL, for error texts

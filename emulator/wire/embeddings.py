@@ -32,10 +32,10 @@ def _text(content: Any) -> str:
 
 def _dims(obj: dict[str, Any]) -> Any:
     """outputDimensionality: top level (Developer API) or inside embedContentConfig (Vertex, google-genai)."""
-    nested = obj.get("embedContentConfig") or obj.get("embed_content_config")
+    nested = obj.get("embedContentConfig")
     if isinstance(nested, dict):
         obj = {**obj, **nested}
-    value = obj.get("outputDimensionality", obj.get("output_dimensionality"))
+    value = obj.get("outputDimensionality")
     if isinstance(value, int | float) and not isinstance(value, bool) and value > MAX_DIMENSIONS:
         raise errors.field_errors(
             "EmbedContentRequest.", [f"output_dimensionality: {value} is larger than the maximum, {MAX_DIMENSIONS}"]
@@ -51,7 +51,7 @@ def _content_request(message: str, body: dict[str, Any]) -> tuple[str, Any]:
 
 
 def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -> dict[str, Any]:
-    """The response body for an embedding call."""
+    """The response body for an embedding call (`body` normalised: emulator/wire/validate.py)."""
     method = target.method
     if method == "batchEmbedContents":
         requests = body.get("requests")

@@ -29,7 +29,6 @@ from gemini_emulator.seam import (
     GenerateRequest,
     MethodAnswerer,
     ModelServer,
-    pick,
 )
 from gemini_emulator.wire import auth, catalogue, embeddings, model_rules, responses, schema_rules, tool_rules, validate
 from gemini_emulator.wire.bodies import BodyReader
@@ -98,7 +97,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         except errors.ApiError:
             record.body = raw.decode("utf-8", "replace")  # journal what was sent, even when it is not JSON
             raise
-        record.body = body
+        record.body = body  # as sent: the normalised body below is a copy wherever a name was respelled
 
         def probe() -> GenerateRequest:  # built only when an engine capability is asked
             return _probe(target, body, record.namespace, stream=bool(mode))
@@ -109,7 +108,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
                 raise errors.not_implemented(f"the {target.method} method")
             return json_response(answered)
         message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
-        validate.check_fields(body, message, target.backend, target.version)
+        body = validate.check_fields(body, message, target.backend, target.version)  # lowerCamelCase from here on
         model, refused = _resolve(ctx, target, probe)
         int_enums = enums.wants_int_enums(query.get("$alt", ""))
         if target.method == "countTokens" or target.method in EMBEDDING_METHODS:
@@ -232,9 +231,10 @@ def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[
 
 def _probe(target: Target, body: dict[str, Any], namespace: str, stream: bool) -> GenerateRequest:
     """The request as an engine's optional capabilities see it, before the catalogue and the method's own
-    checks: the model as written, whatever contents the body holds."""
-    inner = pick(body, "generateContentRequest")
-    contents = pick(body, "contents") or (pick(inner, "contents") if isinstance(inner, dict) else None)
+    checks: the model as written, whatever contents the body holds. The body is normalised, except for the
+    methods the wire does not serve (computeTokens...), which it hands over as sent."""
+    inner = body.get("generateContentRequest")
+    contents = body.get("contents") or (inner.get("contents") if isinstance(inner, dict) else None)
     return GenerateRequest(
         method=target.method,
         version=target.version,
@@ -277,8 +277,8 @@ def _generate_request(
 ) -> tuple[GenerateRequest, responses.Usage]:
     """The engine's view of the request, and the prompt's token usage (one estimator for both)."""
     contents = validate.check_contents(body.get("contents"))
-    system = pick(body, "systemInstruction")
-    tools = pick(body, "tools") or []
+    system = body.get("systemInstruction")
+    tools = body.get("tools") or []
     usage = _usage(target, contents, system, tools)
     request = GenerateRequest(
         method=target.method,
@@ -290,10 +290,10 @@ def _generate_request(
         namespace=namespace,
         contents=contents,
         system_instruction=system,
-        generation_config=pick(body, "generationConfig") or {},
+        generation_config=body.get("generationConfig") or {},
         tools=tools,
-        tool_config=pick(body, "toolConfig"),
-        safety_settings=pick(body, "safetySettings") or [],
+        tool_config=body.get("toolConfig"),
+        safety_settings=body.get("safetySettings") or [],
         body=body,
         fingerprint=fingerprint(model, body),
         thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
@@ -303,7 +303,8 @@ def _generate_request(
 
 
 def fingerprint(model: str, body: dict[str, Any]) -> str:
-    """Stable digest of what was asked: key order and whitespace do not matter."""
+    """Stable digest of what was asked: key order, whitespace and (the body being normalised) the spelling of
+    field names do not matter."""
     digest = hashlib.sha256(model.encode() + b"\0" + printers.canonical(body))
     return digest.hexdigest()
 
@@ -315,11 +316,11 @@ def _usage(target: Target, contents: list[Any], system: Any, tools: list[Any] | 
 
 
 def _count_tokens(target: Target, body: dict[str, Any], int_enums: bool) -> Response:
-    inner = pick(body, "generateContentRequest") or {}
-    contents = pick(body, "contents") or pick(inner, "contents")
-    validate.check_contents(contents, "CountTokensRequest" if "contents" in body else "GenerateContentRequest")
-    system = pick(body, "systemInstruction") or pick(inner, "systemInstruction")
-    tools = pick(body, "tools") or pick(inner, "tools")
+    inner = body.get("generateContentRequest") or {}
+    message = "CountTokensRequest" if "contents" in body else "GenerateContentRequest"
+    contents = validate.check_contents(body.get("contents") or inner.get("contents"), message)
+    system = body.get("systemInstruction") or inner.get("systemInstruction")
+    tools = body.get("tools") or inner.get("tools")
     answer = responses.count_tokens(target.backend, _usage(target, contents, system, tools))
     return json_response(_encode(answer, target, int_enums))
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import VERTEX
-from gemini_emulator.seam import pick
 
 PENALTY = "Penalty is not enabled for models/{model}"  # vercel-ai fixtures issue-8943-gemini-2.5-*-error.json
 NO_BUDGET_ZERO = "Budget 0 is invalid. This model only works in thinking mode."
@@ -35,27 +34,25 @@ VERTEX_MISSING_SIGNATURE = (
 
 
 def check(model: str, thinking: bool, body: dict[str, Any], backend: str) -> None:
-    """Raise production's 400 when `body` asks `model` for something it refuses."""
-    config = pick(body, "generationConfig")
+    """Raise production's 400 when `body` (validated and normalised: emulator/wire/validate.py) asks `model` for
+    something it refuses."""
+    config = body.get("generationConfig")
     if config:
         _check_config(model, thinking, config)
     if model.startswith("gemini-3"):
         _check_signatures(body.get("contents") or [], backend)
 
 
-def _check_config(model: str, thinking: bool, config: Any) -> None:
-    thinking_config = pick(config, "thinkingConfig") or {}
+def _check_config(model: str, thinking: bool, config: dict[str, Any]) -> None:
+    thinking_config = config.get("thinkingConfig") or {}
     pro = "-pro" in model
-    if thinking and pro and pick(thinking_config, "thinkingBudget") == 0:
+    if thinking and pro and thinking_config.get("thinkingBudget") == 0:
         raise errors.invalid_argument(NO_BUDGET_ZERO)
-    level = pick(thinking_config, "thinkingLevel")
+    level = thinking_config.get("thinkingLevel")
     if isinstance(level, str) and level.upper() == "MINIMAL" and pro:
         raise errors.invalid_argument(LEVEL_UNSUPPORTED.format(level="MINIMAL"))
     if model.startswith("gemini-2.5"):
-        penalties = [
-            pick(config, "presencePenalty"),
-            pick(config, "frequencyPenalty"),
-        ]
+        penalties = [config.get("presencePenalty"), config.get("frequencyPenalty")]
         if any(isinstance(p, int | float) and p != 0 for p in penalties):
             raise errors.invalid_argument(PENALTY.format(model=model))
 
@@ -73,8 +70,8 @@ def _check_signatures(contents: list[Any], backend: str) -> None:
         content = contents[i]
         if not isinstance(content, dict) or content.get("role") != "model":
             continue
-        calls = [p for p in content.get("parts") or [] if isinstance(p, dict) and pick(p, "functionCall")]
-        if calls and not pick(calls[0], "thoughtSignature"):
-            name = (pick(calls[0], "functionCall") or {}).get("name", "")
+        calls = [p for p in content.get("parts") or [] if isinstance(p, dict) and p.get("functionCall")]
+        if calls and not calls[0].get("thoughtSignature"):
+            name = calls[0]["functionCall"].get("name", "")
             template = VERTEX_MISSING_SIGNATURE if backend == VERTEX else MISSING_SIGNATURE
             raise errors.invalid_argument(template.format(name=name, position=i + 1))

@@ -39,25 +39,21 @@ def _walk(schema: Any, path: str, quoted: bool, problems: list[str], depth: int 
             key = f'"{name}"' if quoted else name
             _walk(sub, f"{path}.properties[{key}]", quoted, problems, depth + 1)
     _walk(schema.get("items"), f"{path}.items", quoted, problems, depth + 1)
-    for key in ("anyOf", "any_of"):
-        for i, sub in enumerate(schema.get(key) or []):
-            _walk(sub, f"{path}.any_of[{i}]", quoted, problems, depth + 1)
+    for i, sub in enumerate(schema.get("anyOf") or []):
+        _walk(sub, f"{path}.any_of[{i}]", quoted, problems, depth + 1)
 
 
 def check(body: dict[str, Any]) -> None:
-    """Raise production's 400 listing every schema problem of the request."""
-    config = body.get("generationConfig") or body.get("generation_config") or {}
+    """Raise production's 400 listing every schema problem of the request (`body` validated and normalised:
+    emulator/wire/validate.py)."""
+    config = body.get("generationConfig") or {}
     if not config and not body.get("tools"):  # nothing here holds a schema
         return
     problems: list[str] = []
-    schema = config.get("responseSchema", config.get("response_schema")) if isinstance(config, dict) else None
+    schema = config.get("responseSchema") if isinstance(config, dict) else None
     _walk(schema, "generation_config.response_schema", True, problems)
     for t, tool in enumerate(body.get("tools") or []):
-        decls = (
-            (tool.get("functionDeclarations") or tool.get("function_declarations") or [])
-            if isinstance(tool, dict)
-            else []
-        )
+        decls = (tool.get("functionDeclarations") or []) if isinstance(tool, dict) else []
         for d, decl in enumerate(decls):
             if isinstance(decl, dict):
                 _walk(decl.get("parameters"), f"tools[{t}].function_declarations[{d}].parameters", False, problems)

@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam import pick
 
 NO_DECLARATIONS = "Function calling config is set without function_declarations."
 BAD_NAME = (
@@ -31,26 +30,27 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,63}")
 def _parts(content: Any, camel: str) -> list[Any]:
     if not isinstance(content, dict):
         return []
-    return [p for p in content.get("parts") or [] if isinstance(p, dict) and pick(p, camel) is not None]
+    return [p for p in content.get("parts") or [] if isinstance(p, dict) and p.get(camel) is not None]
 
 
 def check(body: dict[str, Any]) -> None:
-    """Raise production's 400 for declarations, calling config and call/response pairing."""
+    """Raise production's 400 for declarations, calling config and call/response pairing (`body` validated and
+    normalised: emulator/wire/validate.py)."""
     tools = body.get("tools") or []
     names_problems = []
     declared = 0
     for t, tool in enumerate(tools):
         if not isinstance(tool, dict):
             continue
-        for d, decl in enumerate(pick(tool, "functionDeclarations") or []):
+        for d, decl in enumerate(tool.get("functionDeclarations") or []):
             declared += 1
             name = decl.get("name") if isinstance(decl, dict) else None
             if not isinstance(name, str) or not _NAME.fullmatch(name):
                 names_problems.append(f"tools[{t}].function_declarations[{d}].name: {BAD_NAME}")
     if names_problems:
         raise errors.field_errors("GenerateContentRequest.", names_problems)
-    tool_config = pick(body, "toolConfig") or {}
-    if isinstance(tool_config, dict) and pick(tool_config, "functionCallingConfig"):
+    tool_config = body.get("toolConfig") or {}
+    if isinstance(tool_config, dict) and tool_config.get("functionCallingConfig"):
         if not declared:
             raise errors.invalid_argument(NO_DECLARATIONS)
     contents = body.get("contents") or []

@@ -1,9 +1,18 @@
 """Request validation: production's 400s for bodies that are not JSON, have unknown or mistyped
-fields, or break the request's rules (empty contents, bad roles, empty parts).
+fields, or break the request's rules (empty contents, bad roles, empty parts); and the one place where
+field names are normalised.
 
 Known field names and types come from wire_fields.json, generated from the google-genai SDK's own
 types (tools/gen_wire_fields.py), so no field a current SDK sends is refused. Like production's
 parser, both lowerCamelCase and snake_case names are accepted, and enums take names or numbers.
+
+The same walk that checks the fields hands back the body with every field name in its lowerCamelCase (JSON)
+spelling, so that rules and engines read one spelling only (`body.get("generationConfig")`). Only names the
+table knows as message fields are respelled: the keys of free-form values (function call args and responses,
+Struct and Value fields such as `responseJsonSchema` and `parametersJsonSchema`, `labels`) and of maps (Schema
+`properties`) are the caller's data and stay as sent. The body is never changed in place (the journal keeps
+it as sent): a message whose names are all lowerCamelCase already is handed back as the same object, so a
+camelCase request costs one string comparison per field.
 """
 
 from __future__ import annotations
@@ -52,28 +61,69 @@ class FieldSpec:
     kind: str
     type: str
     repeated: bool
+    json: str  # the lowerCamelCase name: the one spelling rules and engines read
 
 
 @dataclass(frozen=True)
 class Schema:
     messages: dict[str, dict[str, FieldSpec]]  # both json and proto names map to the spec
     enums: dict[str, frozenset[str]]
+    respelled: dict[str, dict[str, FieldSpec]]  # messages whose names are normalised but not checked
+
+
+# Requests wire_fields.json does not describe (their names are not checked: production's embedding parsers
+# were never captured refusing one), whose names are still normalised: the embedding calls. (kind, type).
+_RESPELLED: dict[str, dict[str, tuple[str, str]]] = {
+    "EmbedContentRequest": {
+        "model": ("string", ""),
+        "content": ("message", "Content"),
+        "taskType": ("string", ""),
+        "title": ("string", ""),
+        "outputDimensionality": ("int32", ""),
+        "embedContentConfig": ("message", "EmbedContentConfig"),  # google-genai on Vertex AI
+    },
+    "EmbedContentConfig": {
+        "taskType": ("string", ""),
+        "title": ("string", ""),
+        "outputDimensionality": ("int32", ""),
+        "mimeType": ("string", ""),
+        "autoTruncate": ("bool", ""),
+    },
+    "BatchEmbedContentsRequest": {"requests": ("message", "EmbedContentRequest")},
+    "PredictRequest": {"instances": ("value", ""), "parameters": ("message", "PredictParameters")},
+    "PredictParameters": {"outputDimensionality": ("int32", ""), "autoTruncate": ("bool", "")},
+}
+_REPEATED = frozenset({("BatchEmbedContentsRequest", "requests")})
+_SNAKE = re.compile(r"(?<!^)([A-Z])")
+
+
+def _both_spellings(fields: dict[str, FieldSpec]) -> dict[str, FieldSpec]:
+    table = dict(fields)
+    table.update({spec.proto: spec for spec in fields.values()})
+    return table
 
 
 @cache
 def schema() -> Schema:
     data = json.loads(_DATA.read_text(encoding="utf-8"))
-    messages: dict[str, dict[str, FieldSpec]] = {}
-    for name, fields in data["messages"].items():
-        table: dict[str, FieldSpec] = {}
-        for json_name, f in fields.items():
-            spec = FieldSpec(f["proto"], f["kind"], f.get("type", ""), bool(f.get("repeated")))
-            table[json_name] = spec
-            table[f["proto"]] = spec
-        messages[name] = table
+    messages = {
+        name: _both_spellings(
+            {j: FieldSpec(f["proto"], f["kind"], f.get("type", ""), bool(f.get("repeated")), j) for j, f in t.items()}
+        )
+        for name, t in data["messages"].items()
+    }
+    respelled = {
+        name: _both_spellings(
+            {
+                j: FieldSpec(_SNAKE.sub(r"_\1", j).lower(), kind, kind_type, (name, j) in _REPEATED, j)
+                for j, (kind, kind_type) in fields.items()
+            }
+        )
+        for name, fields in _RESPELLED.items()
+    }
     # Enum names compare case-insensitively: production takes the lowercase schema types
     # ("object", "string") that firebase, ai-sdk 3 and LangChain send.
-    return Schema(messages, {k: frozenset(x.upper() for x in v) for k, v in data["enums"].items()})
+    return Schema(messages, {k: frozenset(x.upper() for x in v) for k, v in data["enums"].items()}, respelled)
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
@@ -121,17 +171,22 @@ class _Walker:
         package = "google.cloud.aiplatform" if self.backend == VERTEX else "google.ai.generativelanguage"
         return f"type.googleapis.com/{package}.{self.version}."
 
-    def message(self, value: dict[str, Any], name: str, path: str, depth: int) -> None:
+    def message(self, value: dict[str, Any], name: str, path: str, depth: int) -> dict[str, Any]:
+        """Check one message; hand it back with its field names normalised (the same object when they are)."""
         if depth > MAX_DEPTH:
             raise errors.too_deep()
         table = self.schema.messages.get(name)
         if table is None:  # a message the table does not describe: accept it as production might
-            return
+            return value
+        changed: dict[str, Any] | None = None  # sent name -> normalised value, for fields to respell or rebuild
         for key, item in value.items():
             spec = table.get(key)
             if spec is None:
                 self.violations.append(errors.unknown_name(key, path))
                 continue
+            if key != spec.json:
+                changed = changed if changed is not None else {}
+                changed[key] = item
             if item is None:
                 continue
             kind = spec.kind
@@ -140,48 +195,64 @@ class _Walker:
                 if not isinstance(item, list):
                     self.violations.append(errors.invalid_value(sub, self._type_name(spec), _show(item)))
                     continue
+                new = item
                 for i, element in enumerate(item):
                     if kind in _PLAIN and _scalar_ok(kind, element, None):  # the common case, no path built
                         continue
                     if kind == "message" and type(element) is dict:  # contents, parts: straight to the walk
-                        self.message(element, spec.type, f"{sub}[{i}]", depth + 1)
-                        continue
-                    self.value(element, spec, f"{sub}[{i}]", depth)
+                        got = self.message(element, spec.type, f"{sub}[{i}]", depth + 1)
+                    else:
+                        got = self.value(element, spec, f"{sub}[{i}]", depth)
+                    if got is not element:
+                        new = new if new is not item else list(item)
+                        new[i] = got
+                if new is not item:
+                    changed = changed if changed is not None else {}
+                    changed[key] = new
             elif isinstance(item, list) and kind != "value":
                 self.violations.append(errors.not_repeating(key, path))
             elif kind in _PLAIN and _scalar_ok(kind, item, None):
                 continue
             else:
-                self.value(item, spec, f"{path}.{spec.proto}" if path else spec.proto, depth)
+                got = self.value(item, spec, f"{path}.{spec.proto}" if path else spec.proto, depth)
+                if got is not item:
+                    changed = changed if changed is not None else {}
+                    changed[key] = got
+        return value if changed is None else _rebuilt(value, table, changed)
 
-    def value(self, item: Any, spec: FieldSpec, path: str, depth: int) -> None:
+    def value(self, item: Any, spec: FieldSpec, path: str, depth: int) -> Any:
+        """Check one non-repeated value; hand it back normalised (free-form values and scalars as they are)."""
         kind = spec.kind
         if kind in ("value",):
-            return
+            return item
         if kind == "struct":
             if not isinstance(item, dict):
                 self.violations.append(errors.invalid_value(path, "google.protobuf.Struct", _show(item)))
-            return
+            return item
         if kind == "message":
             if isinstance(item, dict):
-                self.message(item, spec.type, path, depth + 1)
-            else:
-                self.violations.append(errors.invalid_value(path, self._type_name(spec), _show(item)))
-            return
+                return self.message(item, spec.type, path, depth + 1)
+            self.violations.append(errors.invalid_value(path, self._type_name(spec), _show(item)))
+            return item
         if kind == "map":
             if not isinstance(item, dict):
                 self.violations.append(errors.invalid_value(path, self._type_name(spec), _show(item)))
-                return
-            for i, (_, sub) in enumerate(item.items()):
+                return item
+            new = item
+            for i, (name, sub) in enumerate(item.items()):  # the map's keys (property names) are the caller's
                 if isinstance(sub, dict):
-                    self.message(sub, spec.type, f"{path}[{i}].value", depth + 1)
+                    got = self.message(sub, spec.type, f"{path}[{i}].value", depth + 1)
+                    if got is not sub:
+                        new = new if new is not item else dict(item)
+                        new[name] = got
                 else:
                     self.violations.append(
                         errors.invalid_value(f"{path}[{i}].value", self._type_name(spec), _show(sub))
                     )
-            return
+            return new
         if not _scalar_ok(kind, item, self.schema.enums.get(spec.type)):
             self.violations.append(errors.invalid_value(path, self._type_name(spec), _show(item)))
+        return item
 
     def _type_name(self, spec: FieldSpec) -> str:
         if spec.kind in _SCALARS:
@@ -224,12 +295,56 @@ def _show(item: Any) -> str:
     return orjson.dumps(item).decode() if not isinstance(item, str) else f'"{item}"'
 
 
-def check_fields(body: dict[str, Any], message: str, backend: str, version: str) -> None:
-    """Unknown names and mistyped values anywhere in the body: one 400 listing every violation."""
+def _rebuilt(value: dict[str, Any], table: dict[str, FieldSpec], changed: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `value` with its field names in lowerCamelCase and the `changed` fields' new values, in the
+    order sent. Sent in both spellings, the lowerCamelCase one wins (as production's parser would take one)."""
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        spec = table.get(key)
+        name = spec.json if spec is not None else key
+        if name != key and name in value:
+            continue
+        out[name] = changed.get(key, item)
+    return out
+
+
+def check_fields(body: dict[str, Any], message: str, backend: str, version: str) -> dict[str, Any]:
+    """Unknown names and mistyped values anywhere in the body: one 400 listing every violation. Hands back the
+    body with its field names normalised to lowerCamelCase (`body` itself is never changed); a request message
+    the table does not check (the embedding calls) only has its names normalised."""
+    if message not in schema().messages:
+        return respelled(body, message)
     walker = _Walker(backend, version)
-    walker.message(body, message, "", 0)
+    normalised = walker.message(body, message, "", 0)
     if walker.violations:
         raise errors.payload_violations(walker.violations)
+    return normalised
+
+
+def respelled(value: dict[str, Any], message: str, depth: int = 0) -> dict[str, Any]:
+    """`value` (a `message`) with the field names the table knows in lowerCamelCase, checking nothing."""
+    tables = schema()
+    table = tables.messages.get(message) or tables.respelled.get(message)
+    if table is None or depth > MAX_DEPTH:
+        return value
+    changed: dict[str, Any] | None = None
+    for key, item in value.items():
+        spec = table.get(key)
+        if spec is None:
+            continue
+        new = item
+        if spec.kind == "message" and type(item) is dict:
+            new = respelled(item, spec.type, depth + 1)
+        elif spec.kind == "message" and spec.repeated and type(item) is list:
+            elements = [respelled(e, spec.type, depth + 1) if type(e) is dict else e for e in item]
+            new = elements if any(a is not b for a, b in zip(elements, item, strict=True)) else item
+        elif spec.kind == "map" and type(item) is dict:
+            entries = {k: respelled(v, spec.type, depth + 1) if type(v) is dict else v for k, v in item.items()}
+            new = entries if any(entries[k] is not v for k, v in item.items()) else item
+        if key != spec.json or new is not item:
+            changed = changed if changed is not None else {}
+            changed[key] = new
+    return value if changed is None else _rebuilt(value, table, changed)
 
 
 def check_contents(contents: Any, message: str = "GenerateContentRequest") -> list[dict[str, Any]]:

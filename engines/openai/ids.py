@@ -23,27 +23,19 @@ from typing import Any
 
 from gemini_emulator.protocol import printers
 
-_PART_KEYS = {
-    "function_call": "functionCall",
-    "function_response": "functionResponse",
-    "inline_data": "inlineData",
-    "file_data": "fileData",
-    "executable_code": "executableCode",
-    "code_execution_result": "codeExecutionResult",
-}
-_DROPPED = ("thoughtSignature", "thought_signature", "thought")
+_DROPPED = ("thoughtSignature", "thought")
 DEFAULT_CAP = 10_000
 
 
 def normalize_part(part: dict[str, Any]) -> dict[str, Any] | None:
-    """A part as the digest sees it: camelCase kind, no signature, no call/response id; thoughts vanish."""
+    """A part as the digest sees it (names arrive in lowerCamelCase: the wire normalises them): no signature, no
+    call/response id; thoughts vanish."""
     if part.get("thought") is True:
         return None
     out: dict[str, Any] = {}
     for key, value in part.items():
         if key in _DROPPED:
             continue
-        key = _PART_KEYS.get(key, key)
         if key in ("functionCall", "functionResponse") and isinstance(value, dict):
             value = {k: v for k, v in value.items() if k != "id"}
         out[key] = value

@@ -4,15 +4,14 @@ contents + systemInstruction become messages (model -> assistant; functionCall p
 `tool_calls`; functionResponse parts -> `tool` messages; inlineData images -> data URLs; thought parts are
 skipped); functionDeclarations become `tools` with JSON Schema parameters; toolConfig becomes
 `tool_choice`; responseMimeType/responseSchema/responseJsonSchema become `response_format`; and
-generationConfig's sampling fields their OpenAI namesakes. Both field spellings (lowerCamel, snake_case)
-and integer enums are read, as the wire layer accepts all of them.
+generationConfig's sampling fields their OpenAI namesakes. Field names arrive in lowerCamelCase (the wire
+normalises them); integer enums are read as the wire accepts them.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import re
 from typing import Any
 
 import orjson
@@ -21,7 +20,7 @@ from gemini_emulator.engines.openai.config import OpenAIConfig
 from gemini_emulator.engines.openai.ids import CallIdStore, minted_id, turn_key
 from gemini_emulator.engines.synth.tools import calling_config, declarations
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam import GenerateRequest, pick
+from gemini_emulator.seam import GenerateRequest
 
 # google.ai.generativelanguage Type and FunctionCallingConfig.Mode proto numbering (integer enums).
 _TYPES = {1: "string", 2: "number", 3: "integer", 4: "boolean", 5: "array", 6: "object", 7: "null"}
@@ -38,8 +37,6 @@ _SAMPLING = (  # generationConfig field -> OpenAI field
     ("frequencyPenalty", "frequency_penalty"),
     ("candidateCount", "n"),
 )
-_SNAKE = re.compile(r"(?<!^)([A-Z])")
-_CAMEL = re.compile(r"_([a-z])")
 
 
 def chat_body(request: GenerateRequest, config: OpenAIConfig, ids: CallIdStore, model: str) -> dict[str, Any]:
@@ -47,13 +44,13 @@ def chat_body(request: GenerateRequest, config: OpenAIConfig, ids: CallIdStore, 
     body: dict[str, Any] = {"model": model, "messages": messages(request, ids)}
     generation = request.generation_config or {}
     for gemini, openai in _SAMPLING:
-        value = pick(generation, gemini)
+        value = generation.get(gemini)
         if value is not None and value != []:
             body[openai] = value
-    max_tokens = pick(generation, "maxOutputTokens")
+    max_tokens = generation.get("maxOutputTokens")
     if max_tokens is not None:
         body[config.max_tokens_field] = max_tokens
-    level = pick(pick(generation, "thinkingConfig"), "thinkingLevel")
+    level = (generation.get("thinkingConfig") or {}).get("thinkingLevel")
     if isinstance(level, str) and level.upper() not in ("", "THINKING_LEVEL_UNSPECIFIED"):
         body["reasoning_effort"] = level.lower()
     tools, choice = tool_fields(request)
@@ -69,7 +66,7 @@ def chat_body(request: GenerateRequest, config: OpenAIConfig, ids: CallIdStore, 
 
 def include_thoughts(request: GenerateRequest) -> bool:
     """generationConfig.thinkingConfig.includeThoughts: reasoning becomes thought parts."""
-    return pick(pick(request.generation_config, "thinkingConfig"), "includeThoughts") is True
+    return (request.generation_config.get("thinkingConfig") or {}).get("includeThoughts") is True
 
 
 # --- messages -------------------------------------------------------------------------------------
@@ -78,7 +75,7 @@ def include_thoughts(request: GenerateRequest) -> bool:
 def messages(request: GenerateRequest, ids: CallIdStore) -> list[dict[str, Any]]:
     """The conversation as chat messages, tool-call ids restored (see engines/openai/ids.py)."""
     out: list[dict[str, Any]] = []
-    system = _texts(pick(request.system_instruction, "parts") or [])
+    system = _texts((request.system_instruction or {}).get("parts") or [])
     if system:
         out.append({"role": "system", "content": "\n".join(system)})
     open_calls: list[tuple[str, str, str]] = []  # (client-visible id, name, upstream id), oldest first
@@ -101,7 +98,7 @@ def _assistant(
     open_calls: list[tuple[str, str, str]],
 ) -> dict[str, Any]:
     text = "".join(_texts(parts))
-    calls = [pick(p, "functionCall") for p in parts if isinstance(pick(p, "functionCall"), dict)]
+    calls = [p["functionCall"] for p in parts if isinstance(p.get("functionCall"), dict)]
     if not calls:
         return {"role": "assistant", "content": text}
     named = [(str(call.get("name") or ""), call.get("args") or {}) for call in calls]
@@ -133,7 +130,7 @@ def _user(
     orphans: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
     for part in parts:
-        response = pick(part, "functionResponse")
+        response = part.get("functionResponse")
         if isinstance(response, dict):
             name = str(response.get("name") or "")
             content = orjson.dumps(response.get("response", {})).decode()
@@ -177,11 +174,11 @@ def _texts(parts: list[Any]) -> list[str]:
             continue
         if isinstance(part.get("text"), str) and part["text"]:
             out.append(part["text"])
-        elif isinstance(pick(part, "executableCode"), dict):
-            code = pick(part, "executableCode")
+        elif isinstance(part.get("executableCode"), dict):
+            code = part["executableCode"]
             out.append(f"```{str(code.get('language') or '').lower()}\n{code.get('code', '')}\n```")
-        elif isinstance(pick(part, "codeExecutionResult"), dict):
-            out.append(str(pick(part, "codeExecutionResult").get("output", "")))
+        elif isinstance(part.get("codeExecutionResult"), dict):
+            out.append(str(part["codeExecutionResult"].get("output", "")))
     return out
 
 
@@ -190,9 +187,9 @@ def _content_item(part: dict[str, Any]) -> dict[str, Any] | None:
     texts = _texts([part])
     if texts:
         return {"type": "text", "text": texts[0]}
-    inline = pick(part, "inlineData")
+    inline = part.get("inlineData")
     if isinstance(inline, dict):
-        mime = str(pick(inline, "mimeType") or "").lower()
+        mime = str(inline.get("mimeType") or "").lower()
         data = str(inline.get("data") or "")
         if mime.startswith("image/"):
             return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
@@ -206,10 +203,10 @@ def _content_item(part: dict[str, Any]) -> dict[str, Any] | None:
             except (binascii.Error, UnicodeDecodeError):
                 raise errors.not_translatable(f"inlineData of type {mime} that is not base64 UTF-8 text") from None
         raise errors.not_translatable(f"inlineData of type {mime or 'unknown'}")
-    file_data = pick(part, "fileData")
+    file_data = part.get("fileData")
     if isinstance(file_data, dict):
-        mime = str(pick(file_data, "mimeType") or "").lower()
-        uri = str(pick(file_data, "fileUri") or "")
+        mime = str(file_data.get("mimeType") or "").lower()
+        uri = str(file_data.get("fileUri") or "")
         if mime.startswith("image/") and uri.startswith(("http://", "https://", "data:")):
             return {"type": "image_url", "image_url": {"url": uri}}
         raise errors.not_translatable(f"fileData of type {mime or 'unknown'} at {uri or 'no URI'}")
@@ -232,7 +229,7 @@ def tool_fields(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
         else:
             function["parameters"] = {"type": "object", "properties": {}}
         tools.append({"type": "function", "function": function})
-    if not isinstance(pick(request.tool_config, "functionCallingConfig"), dict):
+    if not isinstance((request.tool_config or {}).get("functionCallingConfig"), dict):
         return tools, None
     mode, allowed = calling_config(request)
     if allowed and mode in ("ANY", "VALIDATED"):
@@ -248,14 +245,13 @@ def tool_fields(request: GenerateRequest) -> tuple[list[dict[str, Any]], Any]:
 
 def json_schema(schema: Any) -> Any:
     """Gemini's OpenAPI-subset Schema as JSON Schema: lowercase types, `nullable` as a "null" type, integer
-    keywords as numbers; property names are left alone."""
+    keywords as numbers; property names are left alone (the wire has normalised the keywords' spelling)."""
     if isinstance(schema, list):
         return [json_schema(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
-    for raw_key, value in schema.items():
-        key = _CAMEL.sub(lambda m: m.group(1).upper(), raw_key)
+    for key, value in schema.items():
         if key in _SCHEMA_DROPPED or (key == "format" and value == "enum"):
             continue
         if key == "type":
@@ -269,7 +265,7 @@ def json_schema(schema: Any) -> Any:
         elif key in _SCHEMA_INTS and isinstance(value, str) and value.isdigit():
             value = int(value)
         out[key] = value
-    if pick(schema, "nullable") is True:
+    if schema.get("nullable") is True:
         kind = out.get("type")
         if isinstance(kind, str):
             out["type"] = [kind, "null"]
@@ -281,11 +277,11 @@ def json_schema(schema: Any) -> Any:
 def response_format_of(generation: dict[str, Any], schema_supported: bool) -> dict[str, Any] | None:
     """`response_format` for JSON answers: json_schema when a schema is given and the upstream supports it,
     else json_object; None for text answers."""
-    raw_json = pick(generation, "responseJsonSchema")
+    raw_json = generation.get("responseJsonSchema")
     schema = raw_json if isinstance(raw_json, dict) else None
-    if schema is None and isinstance(pick(generation, "responseSchema"), dict):
-        schema = json_schema(pick(generation, "responseSchema"))
-    mime = str(pick(generation, "responseMimeType") or "").lower()
+    if schema is None and isinstance(generation.get("responseSchema"), dict):
+        schema = json_schema(generation.get("responseSchema"))
+    mime = str(generation.get("responseMimeType") or "").lower()
     if mime != "application/json" and schema is None:
         return None
     if schema is not None and schema_supported:

@@ -20,16 +20,15 @@ from gemini_emulator.engines.synth.calls import function_call_message, mint_call
 from gemini_emulator.engines.synth.prose import compose, split_for_stream
 from gemini_emulator.engines.synth.schema import synthesize
 from gemini_emulator.protocol import tokens
-from gemini_emulator.seam import Chunk, GenerateRequest, pick
+from gemini_emulator.seam import Chunk, GenerateRequest
 
 # Hidden thinking: a deterministic share of the prompt, as a 2.5 Flash answer to an 11-token question
 # spent 33-34 thought tokens (google-adk-go TestModel_Generate*_ok.httprr).
 THINKING_BASE = 24
 
 
-def _config(request: GenerateRequest, camel: str) -> Any:
-    config = request.generation_config
-    return pick(config, camel) if config else None
+def _config(request: GenerateRequest, name: str) -> Any:
+    return request.generation_config.get(name)
 
 
 def _structured(request: GenerateRequest, seed: str) -> str | None:
@@ -54,7 +53,7 @@ def _thinking_tokens(request: GenerateRequest, prompt_tokens: int) -> int:
     if not request.thinking:
         return 0
     thinking = _config(request, "thinkingConfig") or {}
-    budget = thinking.get("thinkingBudget", thinking.get("thinking_budget"))
+    budget = thinking.get("thinkingBudget")
     if budget == 0:
         return 0
     spent = THINKING_BASE + prompt_tokens
@@ -65,7 +64,7 @@ def _thinking_tokens(request: GenerateRequest, prompt_tokens: int) -> int:
 
 def _include_thoughts(request: GenerateRequest) -> bool:
     thinking = _config(request, "thinkingConfig") or {}
-    return bool(thinking.get("includeThoughts", thinking.get("include_thoughts")))
+    return bool(thinking.get("includeThoughts"))
 
 
 def _gemini3(request: GenerateRequest) -> bool:

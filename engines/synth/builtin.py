@@ -29,13 +29,11 @@ def enabled(request: GenerateRequest) -> set[str]:
     for tool in request.tools:
         if not isinstance(tool, dict):
             continue
-        if "codeExecution" in tool or "code_execution" in tool:
+        if "codeExecution" in tool:
             names.add("code")
-        if any(
-            k in tool for k in ("googleSearch", "google_search", "googleSearchRetrieval", "google_search_retrieval")
-        ):
+        if "googleSearch" in tool or "googleSearchRetrieval" in tool:
             names.add("search")
-        if "urlContext" in tool or "url_context" in tool:
+        if "urlContext" in tool:
             names.add("url")
     return names
 

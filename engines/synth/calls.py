@@ -39,4 +39,4 @@ def has_function_response(request: GenerateRequest) -> bool:
     """Whether the last turn carries a functionResponse part (the caller answering the model's calls)."""
     last = request.contents[-1] if request.contents else {}
     parts = last.get("parts") or [] if isinstance(last, dict) else []
-    return any(isinstance(p, dict) and ("functionResponse" in p or "function_response" in p) for p in parts)
+    return any(isinstance(p, dict) and "functionResponse" in p for p in parts)

@@ -1,6 +1,9 @@
 """Values that validate against a schema: Gemini's OpenAPI subset (`responseSchema`, `parameters`) or
 JSON Schema (`responseJsonSchema`, `parametersJsonSchema`), in any SDK's dialect.
 
+Keywords are read in lowerCamelCase only: the wire has normalised a Schema's names (emulator/wire/validate.py),
+and JSON Schema has no other spelling (a snake_case word in a JSON Schema document is the caller's, no keyword).
+
 Deterministic for a given seed; values look like data (names are names, an `email` format is an email,
 dates are dates, enums pick a member). Property order follows production: `propertyOrdering` when given;
 otherwise required properties first in the order `required` lists them, then the rest (alphabetically for
@@ -20,7 +23,6 @@ import math
 from typing import Any
 
 from gemini_emulator.engines.synth.prose import Rng
-from gemini_emulator.seam import pick
 
 # Proto numbering of google.ai.generativelanguage Type, sent by GAPIC clients (proto_enums.json).
 _TYPE_NUMBERS = {1: "string", 2: "number", 3: "integer", 4: "boolean", 5: "array", 6: "object", 7: "null"}
@@ -90,11 +92,11 @@ class Synthesizer:
         if isinstance(enum, list) and enum:
             return self.rng.choice(enum)
         for key in ("anyOf", "oneOf"):
-            options = pick(schema, key)
+            options = schema.get(key)
             if isinstance(options, list) and options:
                 usable = [o for o in options if not (isinstance(o, dict) and type_of(self._resolve(o)) == "null")]
                 return self.value(self.rng.choice(usable or options), name, depth + 1)
-        all_of = pick(schema, "allOf")
+        all_of = schema.get("allOf")
         if isinstance(all_of, list) and all_of:
             merged: dict[str, Any] = {}
             for part in all_of:
@@ -146,7 +148,7 @@ class Synthesizer:
     def property_order(self, schema: dict[str, Any]) -> list[str]:
         properties = schema.get("properties") or {}
         names = list(properties)
-        ordering = pick(schema, "propertyOrdering")
+        ordering = schema.get("propertyOrdering")
         if isinstance(ordering, list) and ordering:
             first = [n for n in ordering if n in properties]
             return first + sorted(n for n in names if n not in first)
@@ -158,7 +160,7 @@ class Synthesizer:
         properties = schema.get("properties") or {}
         out: dict[str, Any] = {}
         required = {r for r in schema.get("required") or [] if isinstance(r, str)}
-        most = _int(pick(schema, "maxProperties"), -1)
+        most = _int(schema.get("maxProperties"), -1)
         most = most if most >= 0 else len(properties) + len(required) + 100
         for prop in self.property_order(schema):
             if prop not in required and (depth >= SOFT_DEPTH or len(out) + len(required - set(out)) >= most):
@@ -167,7 +169,7 @@ class Synthesizer:
         extra = schema.get("additionalProperties")
         for prop in required - set(out):  # JSON Schema may require a property it does not describe
             out[prop] = self.value(extra if isinstance(extra, dict) else {}, prop, depth + 1)
-        least = _int(pick(schema, "minProperties"), 1 if not properties and isinstance(extra, dict) else 0)
+        least = _int(schema.get("minProperties"), 1 if not properties and isinstance(extra, dict) else 0)
         words = [w for w in _WORDS if w not in out]
         while len(out) < least and words and extra is not False and (len(out) < most):
             word = words.pop(self.rng.below(len(words)))
@@ -175,11 +177,11 @@ class Synthesizer:
         return out
 
     def _array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
-        low = _int(pick(schema, "minItems"), 0)
-        high = _int(pick(schema, "maxItems"), max(low, 3))
+        low = _int(schema.get("minItems"), 0)
+        high = _int(schema.get("maxItems"), max(low, 3))
         count = low if depth >= SOFT_DEPTH else min(high, max(low, 2 + self.rng.below(2)))
         items = schema.get("items")
-        prefix = pick(schema, "prefixItems")
+        prefix = schema.get("prefixItems")
         prefix = prefix if isinstance(prefix, list) else []
         if items is False:  # JSON Schema: nothing past the prefix
             count = min(count, len(prefix))
@@ -209,8 +211,8 @@ class Synthesizer:
 
     def _string(self, schema: dict[str, Any], name: str, depth: int) -> str:
         text = self._formatted(str(schema.get("format") or "").lower()) or self._named_text(name)
-        low = max(_int(pick(schema, "minLength"), 0), 0)
-        high = _int(pick(schema, "maxLength"), -1)  # -1: no limit (0 is a limit: the empty string)
+        low = max(_int(schema.get("minLength"), 0), 0)
+        high = _int(schema.get("maxLength"), -1)  # -1: no limit (0 is a limit: the empty string)
         if 0 <= high < low:
             low = high
         low = min(low, max(0, BUDGET - self.spent))
@@ -342,7 +344,7 @@ def _whole(
 
 
 def _step(schema: dict[str, Any]) -> float | None:
-    raw = pick(schema, "multipleOf")
+    raw = schema.get("multipleOf")
     return raw if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > 0 else None
 
 
@@ -353,8 +355,7 @@ def _key(value: Any) -> str:
 
 def _free_text(schema: dict[str, Any]) -> bool:
     """A string schema whose values may be any text (so a number can be appended to one)."""
-    constrained: tuple[str, ...] = ("enum", "const", "format", "pattern", "maxLength", "max_length", "anyOf", "any_of")
-    constrained += ("oneOf", "one_of", "allOf", "all_of", "not", "$ref", "ref")
+    constrained = ("enum", "const", "format", "pattern", "maxLength", "anyOf", "oneOf", "allOf", "not", "$ref", "ref")
     return type_of(schema) in ("string", None) and not any(k in schema for k in constrained)
 
 

@@ -37,15 +37,15 @@ class Declaration:
 
 
 def declarations(request: GenerateRequest) -> list[Declaration]:
-    """Every function declared in the request's tools (either spelling, either schema field)."""
+    """Every function declared in the request's tools (either schema field)."""
     out = []
     for tool in request.tools:
         if not isinstance(tool, dict):
             continue
-        for decl in tool.get("functionDeclarations") or tool.get("function_declarations") or []:
+        for decl in tool.get("functionDeclarations") or []:
             if not isinstance(decl, dict) or not isinstance(decl.get("name"), str):
                 continue
-            json_schema = decl.get("parametersJsonSchema") or decl.get("parameters_json_schema")
+            json_schema = decl.get("parametersJsonSchema") or None  # an empty one: `parameters` decide
             schema = json_schema if json_schema is not None else decl.get("parameters")
             out.append(Declaration(decl["name"], str(decl.get("description") or ""), schema, json_schema is not None))
     return out
@@ -54,11 +54,11 @@ def declarations(request: GenerateRequest) -> list[Declaration]:
 def calling_config(request: GenerateRequest) -> tuple[str, list[str]]:
     """(mode, allowed names) from toolConfig.functionCallingConfig; mode defaults to AUTO."""
     config = request.tool_config or {}
-    calling = config.get("functionCallingConfig") or config.get("function_calling_config") or {}
+    calling = config.get("functionCallingConfig") or {}
     mode = calling.get("mode") or "AUTO"
     if isinstance(mode, int):
         mode = {0: "AUTO", 1: "AUTO", 2: "ANY", 3: "NONE", 4: "VALIDATED"}.get(mode, "AUTO")
-    allowed = calling.get("allowedFunctionNames") or calling.get("allowed_function_names") or []
+    allowed = calling.get("allowedFunctionNames") or []
     return str(mode).upper(), [a for a in allowed if isinstance(a, str)]
 
 
@@ -109,7 +109,7 @@ def response_summary(request: GenerateRequest) -> str:
     last = request.contents[-1] if request.contents else {}
     pieces = []
     for part in last.get("parts") or []:
-        response = part.get("functionResponse") or part.get("function_response") if isinstance(part, dict) else None
+        response = part.get("functionResponse") if isinstance(part, dict) else None
         if not isinstance(response, dict):
             continue
         body = response.get("response")
