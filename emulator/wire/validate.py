@@ -312,9 +312,9 @@ def check_fields(body: dict[str, Any], message: str, backend: str, version: str)
     """Unknown names and mistyped values anywhere in the body: one 400 listing every violation. Hands back the
     body with its field names normalised to lowerCamelCase (`body` itself is never changed); a request message
     the table does not check (the embedding calls) only has its names normalised."""
-    if message not in schema().messages:
-        return respelled(body, message)
     walker = _Walker(backend, version)
+    if message not in walker.schema.messages:
+        return respelled(body, message)
     normalised = walker.message(body, message, "", 0)
     if walker.violations:
         raise errors.payload_violations(walker.violations)
