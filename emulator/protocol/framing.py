@@ -9,7 +9,6 @@ error after it keeps the 200 and appends production's raw pretty `{"error": ...}
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 from gemini_emulator.protocol import printers
@@ -64,34 +63,8 @@ async def json_array(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]])
 
 
 class DropConnection(Exception):
-    """Raised out of a response body to make the server close the connection mid-body (a scripted fault)."""
-
-
-@dataclass
-class Cut:
-    """Faults the body must carry out, set by the chunk source as it reaches them."""
-
-    at_byte: int | None = None  # drop the connection once the body reaches this many bytes
-    truncate_next: bool = False  # send the next piece cut in half, then end the body normally
-    drop_now: bool = False  # drop before sending anything more
-
-
-async def guard(pieces: AsyncIterator[bytes], cut: Cut) -> AsyncIterator[bytes]:
-    """Apply a Cut to a framed body: the wire end of the script's faults."""
-    sent = 0
-    async for piece in pieces:
-        if cut.drop_now:
-            raise DropConnection
-        if cut.truncate_next:
-            yield piece[: len(piece) // 2]
-            return
-        if cut.at_byte is not None and sent + len(piece) >= cut.at_byte:
-            yield piece[: cut.at_byte - sent]
-            raise DropConnection
-        sent += len(piece)
-        yield piece
-    if cut.drop_now or cut.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
-        raise DropConnection
+    """Raised out of a response body to make the server close the connection mid-body (a requested fault:
+    emulator/wire/faults.py)."""
 
 
 def unframe_sse(body: bytes) -> tuple[list[bytes], bytes]:

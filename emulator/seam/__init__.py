@@ -12,13 +12,13 @@ package can add one:
     [project.entry-points."gemini_emulator.engines"]
     mine = "my_package.engine:MyEngine"
 
-Modules: request (GenerateRequest), chunk (Chunk, DROP, TRUNCATE), capabilities (the protocols),
+Modules: request (GenerateRequest), chunk (Chunk, Fault, DROP, TRUNCATE), capabilities (the protocols),
 scripting (ScriptBook, SHARED, EntryError), loading (load_engine). Import from `gemini_emulator.seam` itself:
 the module a name lives in may change.
 """
 
 from gemini_emulator.seam.capabilities import Embedder, Engine, MethodAnswerer, ModelServer, Resettable, Scriptable
-from gemini_emulator.seam.chunk import DROP, TRUNCATE, Chunk
+from gemini_emulator.seam.chunk import DROP, TRUNCATE, Chunk, Fault
 from gemini_emulator.seam.loading import ENTRY_POINT_GROUP, EngineLoadError, available_engines, load_engine
 from gemini_emulator.seam.request import GenerateRequest, last_user_text
 from gemini_emulator.seam.scripting import SHARED, EntryError, ScriptBook
@@ -33,6 +33,7 @@ __all__ = [
     "Engine",
     "EngineLoadError",
     "EntryError",
+    "Fault",
     "GenerateRequest",
     "MethodAnswerer",
     "ModelServer",

@@ -21,8 +21,6 @@ from gemini_emulator.protocol import enums, errors, framing, printers, tokens
 from gemini_emulator.protocol.headers import BASE_HEADERS, SERVICE_TIER_HEADER
 from gemini_emulator.protocol.routes import DEVELOPER, SERVED_METHODS, Target
 from gemini_emulator.seam import (
-    DROP,
-    TRUNCATE,
     Chunk,
     Embedder,
     Engine,
@@ -30,7 +28,17 @@ from gemini_emulator.seam import (
     MethodAnswerer,
     ModelServer,
 )
-from gemini_emulator.wire import auth, catalogue, embeddings, model_rules, responses, schema_rules, tool_rules, validate
+from gemini_emulator.wire import (
+    auth,
+    catalogue,
+    embeddings,
+    faults,
+    model_rules,
+    responses,
+    schema_rules,
+    tool_rules,
+    validate,
+)
 from gemini_emulator.wire.bodies import BodyReader
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.sending import Body, Stream
@@ -131,20 +139,20 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
                 record.entry = gen.notes.get("entry")
             body = builder.build(chunk, final=True, stream=False, siblings=others)
             return _unary(body, chunk, target, int_enums, _answer_headers(extra, chunk.headers))
-        cut = framing.Cut()
-        chunks = _built(answer, builder, target, int_enums, cut, extra)
+        chunks = _built(answer, builder, target, int_enums, extra)
         try:
             first = await until_hang_up(request.receive, anext(chunks, None))
         finally:
             record.entry = gen.notes.get("entry")
         if first is None:  # an engine that yielded nothing still gets a well-formed, finished stream
-            first = _encode(builder.build(Chunk(finish_reason="STOP"), final=True, stream=True), target, int_enums)
+            stop = builder.build(Chunk(finish_reason="STOP"), final=True, stream=True)
+            first = (_encode(stop, target, int_enums), None)
     except errors.ApiError as error:
         return error_response(error, mode)
     frame = framing.sse if mode == "sse" else framing.json_array
     media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
     headers = BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
-    return Stream(framing.guard(frame(first, chunks), cut), headers)
+    return Stream(faults.streamed(frame, first, chunks), headers)
 
 
 def start_generation(
@@ -205,19 +213,9 @@ async def _disconnect(receive: Receive) -> None:
 
 
 def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:
-    """A unary answer, with the script's fault applied: DROP cuts the connection, TRUNCATE halves the body."""
-    response = json_response(body if chunk.raw is not None else _encode(body, target, int_enums), extra=extra)
-    if chunk.fault == TRUNCATE:
-        return _response(bytes(response.body[: len(response.body) // 2]), 200, framing.JSON_TYPE, BASE_HEADERS | extra)
-    if chunk.fault == DROP:
-        cut = framing.Cut(at_byte=chunk.fault_at_byte or 0)
-        headers = BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}
-        return Stream(framing.guard(_once(bytes(response.body)), cut), headers)
-    return response
-
-
-async def _once(data: bytes) -> AsyncIterator[bytes]:
-    yield data
+    """A unary answer, with the chunk's fault carried out (emulator/wire/faults.py)."""
+    content = printers.pretty(body if chunk.raw is not None else _encode(body, target, int_enums))
+    return faults.unary(content, BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}, chunk.fault)
 
 
 def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[str, str]:
@@ -337,7 +335,6 @@ _KEPT = (
     "usage",
     "grounding",
     "fault",
-    "fault_at_byte",
     "headers",
 )
 
@@ -364,7 +361,7 @@ async def _collect(chunks: AsyncIterator[Chunk]) -> list[Chunk]:
             value = getattr(chunk, name)
             if value is not None:
                 setattr(target, name, value)
-        if chunk.fault == DROP and not chunk.parts and chunk.fault_at_byte is None:
+        if chunk.fault is not None and chunk.fault.before_chunk and not chunk.parts:
             break
     answer = [merged[i] for i in sorted(merged)] or [Chunk()]
     first = answer[0]
@@ -395,12 +392,12 @@ async def _built(
     builder: responses.ResponseBuilder,
     target: Target,
     int_enums: bool,
-    cut: framing.Cut,
     headers: dict[str, str],
-) -> AsyncIterator[dict[str, Any]]:
-    """Engine chunks as response bodies, passing each chunk's fault to the body's Cut and the first chunk's
-    own headers into `headers` (read once the first body is out). The final body is the one whose chunk
-    carries a finish reason (or a block reason)."""
+) -> AsyncIterator[faults.Built]:
+    """Engine chunks as response bodies, each with its chunk's fault (faults.streamed carries them out), and
+    the first chunk's own headers into `headers` (read once the first body is out). The final body is the one
+    whose chunk carries a finish reason (or a block reason); a chunk whose fault sends nothing of it ends the
+    answer with no body."""
     first = True
     async for chunk in chunks:
         if first and chunk.headers is not None:
@@ -408,16 +405,12 @@ async def _built(
             headers.clear()
             headers.update(answered)
         first = False
-        if chunk.fault == DROP and chunk.fault_at_byte is None:
-            cut.drop_now = True
+        if chunk.fault is not None and chunk.fault.before_chunk:
+            yield None, chunk.fault
             return
-        if chunk.fault == DROP:
-            cut.at_byte = chunk.fault_at_byte
-        elif chunk.fault == TRUNCATE:
-            cut.truncate_next = True
         final = chunk.finish_reason is not None or chunk.block_reason is not None
         body = builder.build(chunk, final=final, stream=True)
-        yield body if chunk.raw is not None else _encode(body, target, int_enums)
+        yield (body if chunk.raw is not None else _encode(body, target, int_enums)), chunk.fault
 
 
 async def get_model(ctx: Context, request: Incoming, target: Target) -> Response:
@@ -451,4 +444,4 @@ async def list_models(ctx: Context, request: Incoming, target: Target) -> Respon
 
 
 collect = _collect  # for wire.openai_compat: one merged chunk per candidate
-built = _built  # for wire.openai_compat: engine chunks as native response bodies, faults passed to a Cut
+built = _built  # for wire.openai_compat: engine chunks as native response bodies, with their faults

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from gemini_emulator.engines.synth.calls import function_call_message, mint_call_id, mint_signature
 from gemini_emulator.engines.synth.prose import split_for_stream
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam import DROP, TRUNCATE, Chunk, GenerateRequest
+from gemini_emulator.seam import DROP, TRUNCATE, Chunk, Fault, GenerateRequest
 
 if TYPE_CHECKING:  # only a type here: the scripted engine hands its Replayer in
     from gemini_emulator.engines.replay import Replayer
@@ -58,6 +59,23 @@ def answer_chunks(spec: dict[str, Any], request: GenerateRequest, prelude: Calla
     return [Chunk(parts=[{"text": t}]) for t in texts]
 
 
+def with_faults(spec: dict[str, Any], chunks: list[Chunk]) -> list[Chunk]:
+    """The entry's answer as its fault field (one at most) breaks it: `errorAfterChunks` keeps that many
+    unfinished chunks (the error follows them: `render`), `dropAfterChunks` follows that many with a DROP,
+    `dropAfterBytes` puts a DROP at that byte count on the first chunk, `truncateFinalEvent` a TRUNCATE on the
+    last. The wire carries the faults out (emulator/wire/faults.py)."""
+    if "errorAfterChunks" in spec:  # the stream never finished
+        kept = chunks[: spec["errorAfterChunks"]]
+        return [dataclasses.replace(c, finish_reason=None, finish_message=None) for c in kept]
+    if "dropAfterChunks" in spec:
+        return [*chunks[: spec["dropAfterChunks"]], Chunk(fault=Fault(DROP))]
+    if "dropAfterBytes" in spec:
+        return [dataclasses.replace(chunks[0], fault=Fault(DROP, at_byte=spec["dropAfterBytes"])), *chunks[1:]]
+    if spec.get("truncateFinalEvent"):
+        return [*chunks[:-1], dataclasses.replace(chunks[-1], fault=Fault(TRUNCATE))]
+    return chunks
+
+
 async def render(
     spec: dict[str, Any],
     request: GenerateRequest,
@@ -86,16 +104,7 @@ async def render(
     if "usage" in spec:
         for chunk in chunks:
             chunk.usage = spec["usage"]
-    if midstream:
-        chunks = chunks[: spec["errorAfterChunks"]]
-        for chunk in chunks:  # the stream never finished
-            chunk.finish_reason = chunk.finish_message = None
-    elif "dropAfterChunks" in spec:
-        chunks = [*chunks[: spec["dropAfterChunks"]], Chunk(fault=DROP)]
-    elif "dropAfterBytes" in spec:
-        chunks[0].fault, chunks[0].fault_at_byte = DROP, spec["dropAfterBytes"]
-    elif spec.get("truncateFinalEvent"):
-        last.fault = TRUNCATE
+    chunks = with_faults(spec, chunks)
     pause = spec.get("chunkDelayMs", 0) / 1000
     clock = asyncio.get_running_loop().time
     start = clock()

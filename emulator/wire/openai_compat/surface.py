@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import orjson
 from starlette.responses import Response
 
 from gemini_emulator.admin.journal import Record
-from gemini_emulator.protocol import errors, framing, tokens
+from gemini_emulator.protocol import errors, tokens
 from gemini_emulator.protocol.headers import BASE_HEADERS
 from gemini_emulator.protocol.routes import DEVELOPER, Target
-from gemini_emulator.seam import DROP, TRUNCATE, Chunk, Embedder
-from gemini_emulator.wire import auth, embeddings, handlers, validate
+from gemini_emulator.seam import Chunk, Embedder
+from gemini_emulator.wire import auth, embeddings, faults, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.openai_compat import printing, translate
 from gemini_emulator.wire.sending import Body, Stream
@@ -99,8 +100,7 @@ async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], rec
     record.body = chat.native  # journaled as the native request it became: the journal's helpers read it alike
     method = "streamGenerateContent" if chat.stream else "generateContent"
     call = Target("call", DEVELOPER, target.family, target.version, model="models/" + chat.model, method=method)
-    native = chat.native
-    validate.check_fields(native, "GenerateContentRequest", DEVELOPER, target.version)
+    native = validate.check_fields(chat.native, "GenerateContentRequest", DEVELOPER, target.version)  # normalised
     model = handlers.resolve_model(ctx, call, native, record.namespace, chat.stream)
     gen, builder, _, answer = handlers.start_generation(ctx, call, model, native, record.namespace, chat.stream)
     created = int(time.time())
@@ -111,31 +111,20 @@ async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], rec
             record.entry = gen.notes.get("entry")
         built = builder.build(chunk, final=True, stream=False, siblings=others)
         return _unary(printing.completion(built, chat.model, created), chunk)
-    cut = framing.Cut()
-    bodies = handlers.built(answer, builder, call, False, cut, {})
+    bodies = handlers.built(answer, builder, call, False, {})
     try:
         first = await anext(bodies, None)
     finally:
         record.entry = gen.notes.get("entry")
     if first is None:
-        first = builder.build(Chunk(finish_reason="STOP"), final=True, stream=True)
+        first = (builder.build(Chunk(finish_reason="STOP"), final=True, stream=True), None)
     printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)
-    return Stream(framing.guard(_events(first, bodies, printer), cut), BASE_HEADERS | _SSE_HEADERS)
+    return Stream(faults.streamed(partial(_events, printer=printer), first, bodies), BASE_HEADERS | _SSE_HEADERS)
 
 
 def _unary(body: dict[str, Any], chunk: Chunk) -> Response:
-    """A unary answer with the script's fault applied, as the native wire applies it."""
-    data = orjson.dumps(body)
-    headers = BASE_HEADERS | {"content-type": JSON_TYPE}
-    if chunk.fault == TRUNCATE:
-        return Body(data[: len(data) // 2], 200, headers)
-    if chunk.fault == DROP:
-        return Stream(framing.guard(_once(data), framing.Cut(at_byte=chunk.fault_at_byte or 0)), headers)
-    return Body(data, 200, headers)
-
-
-async def _once(data: bytes) -> AsyncIterator[bytes]:
-    yield data
+    """A unary answer with the chunk's fault carried out, as the native wire carries it out (wire.faults)."""
+    return faults.unary(orjson.dumps(body), BASE_HEADERS | {"content-type": JSON_TYPE}, chunk.fault)
 
 
 def _is_final(native: dict[str, Any]) -> bool:
