@@ -15,9 +15,12 @@ exchange for), the recorded bodies of countTokens, computeTokens and embedding c
 forgets a caller's conversation progress on the admin reset (`reset`).
 
 Matching, most exact first, always within the same method and backend:
-1. exact: same API version and model segment, same JSON with the same key order;
+1. exact: same API version and model segment, same JSON with the same key order, as the client sent it
+   (`GenerateRequest.sent_body()`);
 2. normalized: key order, whitespace and snake_case/lowerCamel spelling ignored, volatile fields dropped
-   (`thoughtSignature`, function call/response `id`, the GAPIC `model` field, `labels`);
+   (`thoughtSignature`, function call/response `id`, the GAPIC `model` field, `labels`). Recordings hold bodies
+   as sent and never pass through the wire's normaliser, so `normalize` is a comparison key of its own, applied
+   to both sides alike: it respells every key (the caller's data included), which only compares, never serves;
 3. loose: same model and the same last user text.
 Among equal matches a conversation plays in order: the next exchange of a capture already under way in the
 caller's namespace first, then an exchange not yet served there. With none, a 404 names the closest
@@ -237,7 +240,7 @@ class Replayer:
         """The exchanges that match most exactly (see the module docstring), or none."""
         models = {request.requested_model.removeprefix("models/"), request.model}
         same = [s for s in pool if s.rpc == request.method and s.backend == request.backend and s.model in models]
-        exact_body = orjson.dumps(request.body)
+        exact_body = orjson.dumps(request.sent_body())
         found = [s for s in same if s.exact == exact_body and s.version == request.version]
         if not found:
             normalized = printers.canonical(normalize(request.body))

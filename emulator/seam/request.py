@@ -36,10 +36,17 @@ class GenerateRequest:
     notes: dict[str, Any] = field(default_factory=dict)  # what the engine wants journaled ("entry": name)
     thinking: bool = False  # the model thinks (catalogue): thought tokens, signatures
     prompt_tokens: int = 0  # the wire's token count of everything the model reads
+    # The body as the client sent it (the journal's), spellings and all; None: as `body`. Read fields from `body`:
+    # this is for what compares the request's very text (replay's exact match, the script's `request` matchers).
+    sent: dict[str, Any] | None = None
 
     def last_user_text(self) -> str:
         """Text of the last user turn (all its text parts joined), or ""."""
         return last_user_text(self.contents)
+
+    def sent_body(self) -> dict[str, Any]:
+        """The body as the client sent it (the journal's), field names unnormalised."""
+        return self.body if self.sent is None else self.sent
 
 
 def last_user_text(contents: list[dict[str, Any]]) -> str:

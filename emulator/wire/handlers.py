@@ -105,10 +105,10 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         except errors.ApiError:
             record.body = raw.decode("utf-8", "replace")  # journal what was sent, even when it is not JSON
             raise
-        record.body = body  # as sent: the normalised body below is a copy wherever a name was respelled
+        record.body = sent = body  # as sent: the normalised body below is a copy wherever a name was respelled
 
         def probe() -> GenerateRequest:  # built only when an engine capability is asked
-            return _probe(target, body, record.namespace, stream=bool(mode))
+            return _probe(target, body, sent, record.namespace, stream=bool(mode))
 
         if target.method not in SERVED_METHODS:  # only an engine that holds the answer serves these
             answered = _engine_answer(ctx, probe(), record)
@@ -131,7 +131,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             if not isinstance(ctx.engine, Embedder):
                 raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
             return json_response(embeddings.answer(ctx.engine, target, model, body))
-        gen, builder, extra, answer = start_generation(ctx, target, model, body, record.namespace, bool(mode))
+        gen, builder, extra, answer = start_generation(ctx, target, model, body, record.namespace, bool(mode), sent)
         if not mode:
             try:
                 chunk, *others = await until_hang_up(request.receive, _collect(answer))
@@ -156,12 +156,19 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
 
 
 def start_generation(
-    ctx: Context, target: Target, model: str, body: dict[str, Any], namespace: str, stream: bool
+    ctx: Context,
+    target: Target,
+    model: str,
+    body: dict[str, Any],
+    namespace: str,
+    stream: bool,
+    sent: dict[str, Any] | None = None,
 ) -> tuple[GenerateRequest, responses.ResponseBuilder, dict[str, str], AsyncIterator[Chunk]]:
     """A checked generate call handed to the engine: its request, the response builder, the answer's wire
-    headers (a stream's first chunk may change them) and the engine's chunks. The OpenAI-compatible surface
-    (wire.openai_compat) comes through here too, with the body it translated."""
-    gen, usage = _generate_request(ctx, target, model, body, namespace, stream=stream)
+    headers (a stream's first chunk may change them) and the engine's chunks. `body` is validated and normalised
+    (validate.check_fields); `sent` is the body as the client sent it, when that is another object. The
+    OpenAI-compatible surface (wire.openai_compat) comes through here too, with the body it translated."""
+    gen, usage = _generate_request(ctx, target, model, body, sent, namespace, stream=stream)
     model_rules.check(model, gen.thinking, body, target.backend)
     schema_rules.check(body)
     tool_rules.check(body)
@@ -172,7 +179,7 @@ def start_generation(
 
 def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:
     """The catalogue id serving a generate call (or the model as written, for an engine that serves it)."""
-    model, _ = _resolve(ctx, target, lambda: _probe(target, body, namespace, stream))
+    model, _ = _resolve(ctx, target, lambda: _probe(target, body, body, namespace, stream))
     return model
 
 
@@ -227,7 +234,7 @@ def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[
     return kept | {k: given[k] for k in ENGINE_HEADERS if k in given}
 
 
-def _probe(target: Target, body: dict[str, Any], namespace: str, stream: bool) -> GenerateRequest:
+def _probe(target: Target, body: dict[str, Any], sent: dict[str, Any], namespace: str, stream: bool) -> GenerateRequest:
     """The request as an engine's optional capabilities see it, before the catalogue and the method's own
     checks: the model as written, whatever contents the body holds. The body is normalised, except for the
     methods the wire does not serve (computeTokens...), which it hands over as sent."""
@@ -243,6 +250,7 @@ def _probe(target: Target, body: dict[str, Any], namespace: str, stream: bool) -
         namespace=namespace,
         contents=[c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else [],
         body=body,
+        sent=sent,
     )
 
 
@@ -271,7 +279,13 @@ def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict
 
 
 def _generate_request(
-    ctx: Context, target: Target, model: str, body: dict[str, Any], namespace: str, stream: bool
+    ctx: Context,
+    target: Target,
+    model: str,
+    body: dict[str, Any],
+    sent: dict[str, Any] | None,
+    namespace: str,
+    stream: bool,
 ) -> tuple[GenerateRequest, responses.Usage]:
     """The engine's view of the request, and the prompt's token usage (one estimator for both)."""
     contents = validate.check_contents(body.get("contents"))
@@ -293,6 +307,7 @@ def _generate_request(
         tool_config=body.get("toolConfig"),
         safety_settings=body.get("safetySettings") or [],
         body=body,
+        sent=sent,
         fingerprint=fingerprint(model, body),
         thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
         prompt_tokens=usage.prompt,

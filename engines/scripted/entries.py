@@ -11,8 +11,9 @@ name or a glob: the recorded exchange that matches the request, engines/replay.p
 (between chunks), `errorAfterChunks` (with `error`: HTTP 200, N chunks, then the error tail),
 `dropAfterChunks`, `dropAfterBytes`, `truncateFinalEvent`. `times`: a count, or "forever". Matchers in
 `match` (all must hold): `text`, `textRegex` (last user text), `system`, `systemRegex`, `request`,
-`requestRegex` (the request JSON), `model`, `method`, `hasTools`, `hasFunctionResponse`, `turn` (how many
-model turns the history already holds), and from Python `predicate` (a callable on the GenerateRequest).
+`requestRegex` (the request JSON, as sent or with its field names in lowerCamelCase), `model`, `method`,
+`hasTools`, `hasFunctionResponse`, `turn` (how many model turns the history already holds), and from Python
+`predicate` (a callable on the GenerateRequest).
 
 Regular expressions run on RE2 (google-re2), whose matching time grows linearly with the text: a pattern such
 as `(a+)+$` cannot stall the server. RE2 has no backreferences or lookaround, and its `\\w`, `\\d` and `\\s` are
@@ -109,10 +110,10 @@ class Match:
             if "systemRegex" in c and not self._regexes["systemRegex"].search(s.system):
                 out.append(f"system instruction does not match /{c['systemRegex']}/")
         if "request" in c or "requestRegex" in c:
-            whole = s.whole
-            if "request" in c and c["request"] not in whole:
+            wholes = s.wholes
+            if "request" in c and not any(c["request"] in whole for whole in wholes):
                 out.append(f"request JSON does not contain {c['request']!r}")
-            if "requestRegex" in c and not self._regexes["requestRegex"].search(whole):
+            if "requestRegex" in c and not any(self._regexes["requestRegex"].search(whole) for whole in wholes):
                 out.append(f"request JSON does not match /{c['requestRegex']}/")
         if "model" in c and c["model"].removeprefix("models/") not in (request.model, request.requested_model):
             out.append(f"model is {request.requested_model}, not {c['model']}")
@@ -137,7 +138,7 @@ class Subject:
     """The texts an entry's matchers read from one request, each computed on first use and then shared by every
     entry asked (500 `request` matchers serialise a 5 MiB body once, not 500 times)."""
 
-    __slots__ = ("request", "_text", "_text_lower", "_system", "_system_lower", "_whole")
+    __slots__ = ("request", "_text", "_text_lower", "_system", "_system_lower", "_wholes")
 
     def __init__(self, request: GenerateRequest) -> None:
         self.request = request
@@ -145,7 +146,7 @@ class Subject:
         self._text_lower: str | None = None
         self._system: str | None = None
         self._system_lower: str | None = None
-        self._whole: str | None = None
+        self._wholes: list[str] | None = None
 
     @property
     def text(self) -> str:
@@ -172,11 +173,16 @@ class Subject:
         return self._system_lower
 
     @property
-    def whole(self) -> str:
-        """The request body as compact JSON."""
-        if self._whole is None:
-            self._whole = orjson.dumps(self.request.body).decode()
-        return self._whole
+    def wholes(self) -> list[str]:
+        """The request body as compact JSON: as sent (what the journal shows) and, when the wire respelled a field
+        name, as normalised (lowerCamelCase). A `request` matcher holds on either, so one written in lowerCamelCase
+        matches every SDK."""
+        if self._wholes is None:
+            sent = self.request.sent_body()
+            self._wholes = [orjson.dumps(sent).decode()]
+            if sent is not self.request.body:
+                self._wholes.append(orjson.dumps(self.request.body).decode())
+        return self._wholes
 
 
 @dataclass

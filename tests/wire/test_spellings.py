@@ -177,6 +177,16 @@ def test_sent_in_both_spellings_the_lower_camel_case_field_wins(gemini_shared: G
     assert list(seen[-1].body) == ["contents", "generationConfig"]  # where the kept spelling was sent
 
 
+@pytest.mark.parametrize("written", ['"thinkingBudget":0', '"thinking_budget":0'], ids=["camelCase", "as-sent"])
+def test_a_request_matcher_holds_on_the_json_as_sent_or_in_lower_camel_case(
+    gemini_shared: Gemini, http: httpx.Client, written: str
+) -> None:
+    gemini_shared.script({"match": {"request": written}, "text": "matched"})
+    body = {"contents": [user("hi")], "generation_config": {"thinking_config": {"thinking_budget": 0}}}
+    answer = _post(http, gemini_shared, body).json()
+    assert _text(answer) == "matched"
+
+
 def _thought_parts(answer: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in answer["candidates"][0]["content"]["parts"] if p.get("thought")]
 

@@ -102,7 +102,9 @@ async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], rec
     call = Target("call", DEVELOPER, target.family, target.version, model="models/" + chat.model, method=method)
     native = validate.check_fields(chat.native, "GenerateContentRequest", DEVELOPER, target.version)  # normalised
     model = handlers.resolve_model(ctx, call, native, record.namespace, chat.stream)
-    gen, builder, _, answer = handlers.start_generation(ctx, call, model, native, record.namespace, chat.stream)
+    gen, builder, _, answer = handlers.start_generation(
+        ctx, call, model, native, record.namespace, chat.stream, sent=chat.native
+    )
     created = int(time.time())
     if not chat.stream:
         try:
