@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import fnmatch
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -297,12 +298,21 @@ def load(path: Path, root: Path) -> Capture:
     return parse(data, name)
 
 
-def load_dir(root: Path | str | None = None) -> list[Capture]:
-    """Every capture under `root` (the checkout's captures/ when None), sorted by name."""
+def load_dir(root: Path | str | None = None, skip: Callable[[Path, CaptureError], None] | None = None) -> list[Capture]:
+    """Every capture under `root` (the checkout's captures/ when None), sorted by name. A file that is not a
+    capture raises CaptureError, or with `skip` is left out and handed to it (the file and why)."""
     base = Path(root) if root is not None else DEFAULT_DIR
     if not base.is_dir():
         raise CaptureError(f"no captures directory at {base}")
-    return [load(p, base) for p in sorted(base.rglob("*.json"))]
+    found = []
+    for path in sorted(base.rglob("*.json")):
+        try:
+            found.append(load(path, base))
+        except CaptureError as exc:
+            if skip is None:
+                raise
+            skip(path, exc)
+    return found
 
 
 def select(captures: list[Capture], pattern: str) -> list[Capture]:

@@ -126,6 +126,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.middleware_stack = entry
     app.state.settings = settings
     app.state.engine = engine
+    app.state.drain = ctx.drain  # the server's shutdown ends what is still running through it (runtime.py)
     app.state.store = store
     app.state.journal = journal
     return app

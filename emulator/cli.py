@@ -243,7 +243,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = settings_from(args, SERVE_SETTINGS)
         check_captures(settings)
         engine = load_engine(settings.engine, settings.engine_options())
-        import uvicorn
 
         from gemini_emulator.app import create_app
 
@@ -257,15 +256,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     runtime.tune_gc()
     runtime.quiet_accept_errors()
     # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere.
-    uvicorn.run(
+    runtime.serve(
         runtime.collect_when_idle(app),
+        app.state.drain,
+        settings.shutdown_grace,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
         access_log=False,
         server_header=False,
         lifespan="off",
-        timeout_graceful_shutdown=5,
         http=runtime.guarded_http(settings.header_timeout, runtime.connection_cap(settings.max_connections)),
     )
     return 0

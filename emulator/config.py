@@ -100,6 +100,12 @@ class Settings:
     body_timeout: int = _setting(
         30, "seconds a request body may take to arrive; a sender that stalls gets a 408 (0: no limit)", minimum=0
     )
+    shutdown_grace: int = _setting(
+        5,
+        "seconds a shutdown (SIGTERM, Ctrl-C) waits for requests in flight; streams still running then end with"
+        " an error tail, and calls still waiting get a 503",
+        minimum=0,
+    )
     strict: bool = _setting(False, "unmatched requests get an error instead of the zero-config answer")
     script: str | None = _setting(
         None, "JSON (or YAML: `pip install gemini-emulator[yaml]`) file of script entries shared by every caller"

@@ -6,9 +6,17 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import socket
 from time import monotonic
+from typing import Any
 
+import h11
+import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from gemini_emulator.protocol import errors, framing, printers
+from gemini_emulator.wire.draining import Drain
 
 # Collections run after this many net allocations (CPython's default is 700), and a full collection is
 # considered every 20 x 10 of those. Each request allocates a few thousand objects and frees nearly all of them
@@ -67,6 +75,23 @@ def collect_when_idle(app: ASGIApp, idle_s: float = IDLE_S) -> ASGIApp:
     return counted
 
 
+class EnvelopedH11(H11Protocol):
+    """uvicorn's h11 protocol, answering a request it cannot parse (a malformed request line or header) with
+    Google's JSON error envelope instead of uvicorn's plain-text 400."""
+
+    def send_400_response(self, msg: str) -> None:
+        body = printers.pretty(errors.ApiError(400, msg).envelope())
+        headers = [
+            (b"content-type", framing.JSON_TYPE.encode()),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body)):
+            self.transport.write(self.conn.send(event))
+        self.transport.write(self.conn.send(h11.EndOfMessage()) or b"")
+        self.transport.close()
+
+
 RESERVED_FDS = 64  # file descriptors kept free of connections (captures, logs, the listening socket)
 
 
@@ -90,11 +115,9 @@ def guarded_http(header_timeout: float, max_connections: int) -> type[asyncio.Pr
     within `header_timeout` seconds (after connecting, or after its last answer) is closed; and past
     `max_connections`, the connection that has waited longest for its head is closed to make room (with none
     waiting, the new one is), so idle sockets can never use up the file descriptors and lock callers out."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
     waiting: dict[H11Protocol, None] = {}  # connections between requests, oldest first
 
-    class GuardedH11(H11Protocol):
+    class GuardedH11(EnvelopedH11):
         _head_timer: asyncio.TimerHandle | None = None
         _armed_cycle: object = None
 
@@ -170,3 +193,53 @@ class _RateLimited(logging.Filter):
 
 def quiet_accept_errors() -> None:
     logging.getLogger("asyncio").addFilter(_RateLimited())
+
+
+# Seconds past the grace period uvicorn waits before cancelling what is left: room for the error tails to go out.
+TAIL_MARGIN_S = 2
+log = logging.getLogger("gemini_emulator")
+
+
+def serve(app: ASGIApp, drain: Drain, grace: int, http: type[asyncio.Protocol] | None = None, **options: Any) -> None:
+    """uvicorn.run for `serve`: a shutdown waits up to `grace` seconds for the calls in flight, then ends those
+    still running with an error (wire/draining.py) instead of cutting their connections; protocol errors are
+    answered in Google's envelope (`http`: another protocol class, best one built on EnvelopedH11). Exits 3
+    (uvicorn's STARTUP_FAILURE) when the server never started."""
+    config = uvicorn.Config(
+        app,
+        http=http or EnvelopedH11,
+        timeout_graceful_shutdown=grace + TAIL_MARGIN_S,
+        **options,
+    )
+    config.load_app()
+    server = DrainingServer(config, drain, grace)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if not server.started:
+        raise SystemExit(3)
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server, with the shutdown described in `serve` and one log line saying what it waits for."""
+
+    def __init__(self, config: uvicorn.Config, drain: Drain, grace: float) -> None:
+        super().__init__(config)
+        self.drain, self.grace = drain, grace
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        running = self.drain.running
+        if running:
+            log.warning(
+                "shutting down: %d call(s) in flight get %g s to finish; any still running then end with an error",
+                running,
+                self.grace,
+            )
+        else:
+            log.info("shutting down")
+        timer = asyncio.get_running_loop().call_later(self.grace, self.drain.cut)
+        try:
+            await super().shutdown(sockets)
+        finally:
+            timer.cancel()

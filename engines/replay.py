@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import re
 import threading
 from collections.abc import AsyncIterator
@@ -44,6 +45,8 @@ import orjson
 from gemini_emulator.captures.format import Answer, Capture, CaptureError, Exchange, load_dir, select
 from gemini_emulator.protocol import errors, printers
 from gemini_emulator.seam import Chunk, GenerateRequest, last_user_text
+
+log = logging.getLogger("gemini_emulator")
 
 _SNAKE = re.compile(r"_([a-z0-9])")
 VOLATILE = frozenset({"thoughtSignature", "labels"})  # dropped anywhere in the body
@@ -97,6 +100,12 @@ def distance(a: Any, b: Any) -> int:
         longer = max(len(a), len(b))
         return sum(distance(a[i] if i < len(a) else _ABSENT, b[i] if i < len(b) else _ABSENT) for i in range(longer))
     return 0 if a == b else 1
+
+
+def _skipped(path: Path, problem: CaptureError) -> None:
+    """A file under --captures that is not a capture: one warning naming it, and every other capture still
+    replays."""
+    log.warning("skipping %s: not a capture (%s)", path, problem)
 
 
 class _Absent:
@@ -193,7 +202,7 @@ class Replayer:
         """Every replayable exchange, or those of the captures whose name matches `pattern`."""
         with self._lock:
             if self._slots is None:
-                self._slots = _slots(load_dir(self.root))
+                self._slots = _slots(load_dir(self.root, skip=_skipped))
             if pattern is None:
                 return self._slots
             if pattern not in self._subsets:

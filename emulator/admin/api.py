@@ -13,6 +13,7 @@ at all (Host, Origin, the admin token): emulator/admin/guard.py.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -69,13 +70,35 @@ def load_script_file(path: str) -> Any:
         except yaml.YAMLError as exc:
             raise ValueError(f"{path}: not valid YAML ({exc})") from None
         check_expansion(loaded, path)
-        return loaded
+        return check_plain_values(loaded, path)
     try:
-        return json.loads(text)
+        loaded = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
-        raise ValueError(f"{path}: nested too deeply") from None
-    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: nested too deeply (at most {validate.MAX_JSON_DEPTH} levels)") from None
+    except ValueError as exc:  # JSONDecodeError, a NaN/Infinity, or an integer of more than 4,300 digits
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    return check_plain_values(loaded, path)
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a JSON value (the admin API refuses it too)")
+
+
+def check_plain_values(value: Any, path: str) -> Any:
+    """`value` when every number in it is one JSON can carry (finite, integers within 64 bits) and it nests at
+    most MAX_JSON_DEPTH levels, as the admin API would accept it; else a ValueError naming the problem."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"{path}: {item} is not a JSON number (NaN and Infinity are refused)")
+        if isinstance(item, int) and not isinstance(item, bool) and not -(2**63) <= item < 2**64:
+            raise ValueError(f"{path}: the integer {str(item)[:20]}... does not fit in 64 bits")
+        if isinstance(item, dict | list):
+            if depth >= validate.MAX_JSON_DEPTH:
+                raise ValueError(f"{path}: nested too deeply (at most {validate.MAX_JSON_DEPTH} levels)")
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return value
 
 
 def check_expansion(value: Any, path: str) -> None:

@@ -11,6 +11,7 @@ import uvicorn
 
 from gemini_emulator.app import create_app
 from gemini_emulator.config import Settings
+from gemini_emulator.runtime import EnvelopedH11
 from gemini_emulator.seam import Engine, ScriptBook
 
 
@@ -56,7 +57,14 @@ def start(settings: Settings | None = None, engine: Engine | None = None) -> Run
 def serve_in_thread(app: Any, host: str, port: int) -> tuple[uvicorn.Server, threading.Thread]:
     """Serve an ASGI app from a daemon thread; return once it accepts connections (no access log)."""
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, server_header=False, lifespan="off"
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        lifespan="off",
+        http=EnvelopedH11,  # a request it cannot parse gets Google's envelope, as from `serve`
     )
     server = uvicorn.Server(config)
     # uvicorn listens for signals only on the main thread (Server.capture_signals): this thread never does.

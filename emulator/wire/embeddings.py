@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from gemini_emulator.protocol import errors, tokens
 from gemini_emulator.protocol.routes import VERTEX, Target
 from gemini_emulator.seam import Embedder
@@ -22,12 +24,26 @@ MAX_BATCH = 100
 MAX_DIMENSIONS = 3072
 
 
-def _text(content: Any) -> str:
+def _text(content: Any, path: str = "content") -> str:
+    """The content's text; production's 400 for a part whose `text` is not a string (`path` names the content)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, dict):
-        return "\n".join(p["text"] for p in content.get("parts") or [] if isinstance(p, dict) and "text" in p)
-    return ""
+    if not isinstance(content, dict):
+        return ""
+    parts = content.get("parts") or []
+    texts = [
+        (i, p["text"])
+        for i, p in enumerate(parts if isinstance(parts, list) else [])
+        if isinstance(p, dict) and "text" in p
+    ]
+    wrong = [
+        errors.invalid_value(f"{path}.parts[{i}].text", "TYPE_STRING", orjson.dumps(t).decode())
+        for i, t in texts
+        if not isinstance(t, str)
+    ]
+    if wrong:
+        raise errors.payload_violations(wrong)
+    return "\n".join(t for _, t in texts)
 
 
 def _dims(obj: dict[str, Any]) -> Any:
@@ -43,11 +59,11 @@ def _dims(obj: dict[str, Any]) -> Any:
     return value
 
 
-def _content_request(message: str, body: dict[str, Any]) -> tuple[str, Any]:
+def _content_request(message: str, body: dict[str, Any], path: str = "content") -> tuple[str, Any]:
     content = body.get("content")
     if not isinstance(content, dict) or not content.get("parts"):
         raise errors.field_errors(f"{message}.", ["content: content is not specified"])
-    return _text(content), _dims(body)
+    return _text(content, path), _dims(body)
 
 
 def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +77,10 @@ def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -
             raise errors.field_errors(
                 "BatchEmbedContentsRequest.", [f"requests: at most {MAX_BATCH} requests can be in one batch"]
             )
-        items = [_content_request("EmbedContentRequest", r if isinstance(r, dict) else {}) for r in requests]
+        items = [
+            _content_request("EmbedContentRequest", r if isinstance(r, dict) else {}, f"requests[{i}].content")
+            for i, r in enumerate(requests)
+        ]
         vectors = [engine.embed(model, [text], dims)[0] for text, dims in items]
         return {"embeddings": [{"values": v} for v in vectors]}
     if method == "predict":
@@ -70,7 +89,10 @@ def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -
             raise errors.invalid_argument()
         given = body.get("parameters")
         parameters: dict[str, Any] = given if isinstance(given, dict) else {}
-        texts = [_text(i.get("content")) if isinstance(i, dict) else "" for i in instances]
+        texts = [
+            _text(x.get("content"), f"instances[{i}].content") if isinstance(x, dict) else ""
+            for i, x in enumerate(instances)
+        ]
         vectors = engine.embed(model, texts, _dims(parameters))
         predictions = [
             {"embeddings": {"statistics": {"token_count": tokens.count_text(t), "truncated": False}, "values": v}}

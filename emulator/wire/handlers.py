@@ -40,6 +40,7 @@ from gemini_emulator.wire import (
     validate,
 )
 from gemini_emulator.wire.bodies import BodyReader
+from gemini_emulator.wire.draining import Drain
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.sending import Body, Stream
 
@@ -64,6 +65,7 @@ class Context:
         self.engine = engine
         self.catalogue = catalogue.load()
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
+        self.drain = Drain()
 
 
 def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:
@@ -174,7 +176,8 @@ def start_generation(
     tool_rules.check(body)
     builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
     extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER else {}
-    return gen, builder, extra, ctx.engine.generate(gen)
+    # The chunks end, at a shutdown's deadline, with an error (wire/draining.py).
+    return gen, builder, extra, ctx.drain.until(ctx.engine.generate(gen))
 
 
 def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:
@@ -447,7 +450,7 @@ async def list_models(ctx: Context, request: Incoming, target: Target) -> Respon
             return json_response(responses.vertex_model_list(models))
         size_text = request.query.get("pageSize", "")
         token = request.query.get("pageToken", "")
-        if size_text and not validate.INTEGER_TEXT.fullmatch(size_text):
+        if size_text and not validate.int_text_ok("int32", size_text):
             raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
         size = int(size_text) if size_text else _PAGE_DEFAULT
         size = _PAGE_DEFAULT if size <= 0 else min(size, _PAGE_MAX)

@@ -43,12 +43,57 @@ def _walk(schema: Any, path: str, quoted: bool, problems: list[str], depth: int 
         _walk(sub, f"{path}.any_of[{i}]", quoted, problems, depth + 1)
 
 
+def _type_name(kind: Any) -> bool:
+    return isinstance(kind, str) or isinstance(kind, int) and not isinstance(kind, bool)
+
+
+def _json_schema_ok(schema: Any, depth: int = 0) -> bool:
+    """False for a JSON Schema whose keywords have shapes no schema has: `properties` not an object, a `type`
+    that is not a name or a list of names, `required` or `propertyOrdering` not a list of names (the wire types
+    these fields as a free `Value`, so nothing else refuses them)."""
+    if not isinstance(schema, dict) or depth > 64:
+        return True
+    kind = schema.get("type")
+    if kind is not None and not _type_name(kind) and not (isinstance(kind, list) and all(map(_type_name, kind))):
+        return False
+    for key in ("required", "propertyOrdering", "property_ordering"):
+        names = schema.get(key)
+        if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            return False
+    properties = schema.get("properties")
+    if properties is not None and not isinstance(properties, dict):
+        return False
+    children: list[Any] = list((properties or {}).values())
+    for key in ("items", "additionalProperties", "not", "$defs", "definitions"):
+        sub = schema.get(key)
+        children += list(sub.values()) if key in ("$defs", "definitions") and isinstance(sub, dict) else [sub]
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems", "any_of", "one_of", "all_of"):
+        sub = schema.get(key)
+        children += sub if isinstance(sub, list) else []
+    return all(_json_schema_ok(child, depth + 1) for child in children)
+
+
+def _json_schemas(body: dict[str, Any], config: Any) -> list[Any]:
+    """Every JSON Schema of the request: responseJsonSchema and each parametersJsonSchema/responseJsonSchema."""
+    found = [config.get("responseJsonSchema", config.get("response_json_schema"))] if isinstance(config, dict) else []
+    for tool in body.get("tools") or []:
+        tool = tool if isinstance(tool, dict) else {}
+        decls = tool.get("functionDeclarations") or tool.get("function_declarations")
+        for decl in decls if isinstance(decls, list) else []:
+            if isinstance(decl, dict):
+                found += [decl.get(k) for k in ("parametersJsonSchema", "parameters_json_schema")]
+                found += [decl.get(k) for k in ("responseJsonSchema", "response_json_schema")]
+    return found
+
+
 def check(body: dict[str, Any]) -> None:
     """Raise production's 400 listing every schema problem of the request (`body` validated and normalised:
     emulator/wire/validate.py)."""
     config = body.get("generationConfig") or {}
     if not config and not body.get("tools"):  # nothing here holds a schema
         return
+    if not all(_json_schema_ok(s) for s in _json_schemas(body, config)):
+        raise errors.invalid_argument()  # production's bare 400 for a JSON Schema it cannot use (docs/conformance.md)
     problems: list[str] = []
     schema = config.get("responseSchema") if isinstance(config, dict) else None
     _walk(schema, "generation_config.response_schema", True, problems)

@@ -55,6 +55,20 @@ INTEGER_TEXT = re.compile(r"-?[0-9]+")
 _NUMBER_TEXT = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+# A value past its proto type's range is refused like a mistyped one: "Invalid value at 'generation_config.
+# max_output_tokens' (TYPE_INT32), 2147483648" (best known: docs/conformance.md).
+INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1), "uint32": (0, 2**32 - 1)}
+
+
+def int_text_ok(kind: str, text: str) -> bool:
+    """An integer written as text (a query parameter, proto3 JSON's quoted int64) inside `kind`'s range; the
+    length is checked first, so a 5,000-digit string is never converted."""
+    if INTEGER_TEXT.fullmatch(text) is None or len(text.lstrip("-").lstrip("0")) > 20:
+        return False
+    low, high = INT_RANGES[kind]
+    return low <= int(text) <= high
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     proto: str
@@ -272,10 +286,10 @@ def _scalar_ok(kind: str, item: Any, enum_values: frozenset[str] | None) -> bool
         if isinstance(item, bool):
             return False
         if isinstance(item, int):
-            return True
+            return INT_RANGES[kind][0] <= item <= INT_RANGES[kind][1]
         if isinstance(item, float):
-            return item.is_integer()
-        return isinstance(item, str) and INTEGER_TEXT.fullmatch(item.strip()) is not None
+            return item.is_integer() and INT_RANGES[kind][0] <= item <= INT_RANGES[kind][1]
+        return isinstance(item, str) and int_text_ok(kind, item.strip())
     if kind in ("float", "double"):
         if isinstance(item, bool):
             return False

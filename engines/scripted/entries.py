@@ -272,6 +272,8 @@ def _check_answer(obj: dict[str, Any], index: int | None) -> None:
         for i, chunk in enumerate(chunks):
             if not isinstance(chunk, str | dict):
                 raise EntryError(f"chunks[{i}]", 'a string or a part object such as {"text": ...}', index)
+            if isinstance(chunk, dict) and not isinstance(chunk.get("text", ""), str):
+                raise EntryError(f"chunks[{i}].text", "a string", index)
     if "functionCall" in obj:
         calls = obj["functionCall"] if isinstance(obj["functionCall"], list) else [obj["functionCall"]]
         for i, call in enumerate(calls):
@@ -294,6 +296,9 @@ def _check_answer(obj: dict[str, Any], index: int | None) -> None:
         items = raw if isinstance(raw, list) else [raw]
         if not items or not all(isinstance(r, dict) for r in items):
             raise EntryError("raw", "a GenerateContentResponse object or a non-empty list of them", index)
+        if isinstance(raw, list) and len(raw) > 1:  # served whole when streamed, merged into one when unary
+            for i, item in enumerate(items):
+                _check_raw_shape(item, f"raw[{i}]", index)
     if "error" in obj:
         error = obj["error"]
         if isinstance(error, str):
@@ -316,6 +321,20 @@ def _check_answer(obj: dict[str, Any], index: int | None) -> None:
                 raise EntryError("error.details", "a list of detail objects", index)
         else:
             raise EntryError("error", "a catalogue name or an object with code, message, status, details", index)
+
+
+def _check_raw_shape(item: dict[str, Any], where: str, index: int | None) -> None:
+    """What a unary call reads to merge a raw list into one response: candidates, their content, its parts."""
+    candidates = item.get("candidates", [])
+    if not isinstance(candidates, list) or not all(isinstance(c, dict) for c in candidates):
+        raise EntryError(f"{where}.candidates", "a list of candidate objects", index)
+    for c, candidate in enumerate(candidates[:1]):
+        content = candidate.get("content", {})
+        if not isinstance(content, dict):
+            raise EntryError(f"{where}.candidates[{c}].content", "a content object", index)
+        parts = content.get("parts", [])
+        if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
+            raise EntryError(f"{where}.candidates[{c}].content.parts", "a list of part objects", index)
 
 
 def _check_modifiers(obj: dict[str, Any], index: int | None) -> None:

@@ -19,7 +19,10 @@ from urllib.parse import quote_plus
 from gemini_emulator.protocol import tokens
 from gemini_emulator.seam import GenerateRequest
 
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# ASCII numbers of at most 30 digits a side (a longer run is not a number the answer sums: int() refuses past 4,300
+# digits), the first MAX_NUMBERS of them, so the code part stays small whatever the prompt holds.
+_NUMBER = re.compile(r"(?<![0-9.])-?[0-9]{1,30}(?:\.[0-9]{1,30})?(?![0-9])")
+MAX_NUMBERS = 100
 _URL = re.compile(r"https?://[^\s<>\"')]+")
 
 
@@ -41,7 +44,7 @@ def enabled(request: GenerateRequest) -> set[str]:
 def code_parts(request: GenerateRequest) -> tuple[list[dict[str, Any]], int]:
     """executableCode and codeExecutionResult parts, and the tool-use tokens they cost."""
     text = request.last_user_text()
-    numbers = [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)]
+    numbers = [float(n) if "." in n else int(n) for n in _NUMBER.findall(text)[:MAX_NUMBERS]]
     if numbers:
         code = f"numbers = {numbers!r}\nprint(f'{{sum(numbers)=}}')\n"
         output = f"sum(numbers)={sum(numbers)!r}\n"

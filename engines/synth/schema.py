@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from typing import Any
 
 from gemini_emulator.engines.synth.prose import Rng
@@ -300,14 +301,16 @@ class Synthesizer:
         n = name.lower()
         low, high = (18, 80) if "age" in n else (1990, 2025) if "year" in n else (1, 10) if "count" in n else (1, 100)
         step = _step(schema)
-        # Every integer is a multiple of 0.5; multiples of a whole step are what multipleOf restricts.
-        return int(self._multiple(_limits(schema), int(step) if step and float(step).is_integer() else 1, low, high))
+        return int(self._multiple(_limits(schema), _integer_step(step) if step else 1, low, high))
 
     def _number(self, schema: dict[str, Any], name: str, depth: int) -> float:
         bounds = _limits(schema)
         step = _step(schema)
         if step is not None:
-            return float(self._multiple(bounds, step, 0, 100))
+            try:
+                return float(self._multiple(bounds, step, 0, 100))
+            except OverflowError:  # a bound / step past the float range (a tiny multipleOf): whole multiples
+                return float(self._multiple(bounds, _integer_step(step), 0, 100))
         lo, _, hi, _ = bounds
         a, b = _window(lo, hi, 0.0, 100.0)
         span = b - a
@@ -341,6 +344,14 @@ def _whole(
         q = hi / step
         last = math.floor(q) - (1 if hi_open and q == math.floor(q) else 0)
     return first, last
+
+
+def _integer_step(step: float) -> int:
+    """The smallest whole number that is a multiple of `step` as written: 3 for 1.5, 2 for 0.4, 5 for 2.5, 1
+    for 1e-300 (an integer schema's multipleOf 1.5 allows 3, 6, 9, ..., not every whole k * 1.5)."""
+    if isinstance(step, int) or step.is_integer():
+        return max(int(step), 1)
+    return Fraction(repr(step)).numerator
 
 
 def _step(schema: dict[str, Any]) -> float | None:

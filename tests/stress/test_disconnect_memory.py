@@ -71,7 +71,7 @@ TOLERANCE = {
 PROBE = """
 import asyncio, ctypes, gc, json, os, signal, sys
 
-import uvicorn
+from gemini_emulator import runtime
 
 class _Mallinfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in
@@ -91,7 +91,7 @@ def _probe(signum, frame):
         "objects": len(gc.get_objects()),
         "blocks": sys.getallocatedblocks(),
         "heap_bytes": None,
-        "keep_alive_s": _keep_alive.get("s"),  # None if `serve` no longer starts uvicorn with uvicorn.run
+        "keep_alive_s": _keep_alive.get("s"),  # None if `serve` no longer starts uvicorn through runtime.serve
     }
     if _mallinfo2 is not None:
         info = _mallinfo2()
@@ -100,13 +100,13 @@ def _probe(signum, frame):
         out.write(json.dumps(counts) + "\\n")
 
 signal.signal(signal.SIGUSR1, _probe)
-_run, _keep_alive = uvicorn.run, {}
+_serve, _keep_alive = runtime.serve, {}
 
-def _run_keeping_alive_less(*args, **options):
+def _serve_keeping_alive_less(*args, **options):
     _keep_alive["s"] = options["timeout_keep_alive"] = float(os.environ["GEMINI_TEST_KEEP_ALIVE_S"])
-    return _run(*args, **options)
+    return _serve(*args, **options)
 
-uvicorn.run = _run_keeping_alive_less
+runtime.serve = _serve_keeping_alive_less
 from gemini_emulator.cli import main
 sys.exit(main(sys.argv[1:]))
 """

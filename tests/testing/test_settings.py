@@ -25,6 +25,7 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "api_key": ("sekrit-api-key-1", "sekrit-api-key-1"),
     "max_body_bytes": ("1024", 1024),
     "body_timeout": ("0", 0),
+    "shutdown_grace": ("12", 12),
     "strict": ("yes", True),
     "script": ("entries.json", "entries.json"),
     "journal_cap": ("5", 5),
