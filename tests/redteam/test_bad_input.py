@@ -124,6 +124,11 @@ def test_a_5000_digit_page_size_gets_a_400(client: httpx.Client) -> None:
     assert client.get("/v1beta/models", params={"pageSize": str(2**31 - 1)}).status_code == 200
 
 
+def test_a_5000_digit_journal_since_gets_a_400_envelope(client: httpx.Client) -> None:
+    response = client.get("/__emulator/journal", params={"since": "9" * 5000})  # was a plain-text 500
+    assert "since" in _is_4xx_envelope(response)["message"]
+
+
 def test_long_numbers_in_a_code_execution_prompt_are_answered(client: httpx.Client) -> None:
     prompt = f"add {'9' * 5000} and {'1' * 4400}.5 and 2 and 3.5."
     response = client.post(GENERATE, json=_ask(prompt, tools=[{"codeExecution": {}}]))
