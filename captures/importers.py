@@ -8,6 +8,11 @@
   the way production frames it; the capture says `re-serialised`.
 - SDK mock responses (Firebase AI Logic test data): a response body only. The request is reconstructed
   and marked `recorded: false`.
+- VCR.py cassettes (pydantic/pydantic-ai, Mirascope/mirascope): YAML, one `interactions` list of request
+  (method, uri, headers, body) and response (status, headers, body). pydantic-ai's recorder parses JSON
+  bodies into `parsed_body` (key order lost: imported as `re-serialised`, re-printed the way production
+  prints them) and keeps streamed bodies as text; Mirascope keeps the body as sent (`!!binary` when gzipped,
+  decoded here). Read with PyYAML (the `yaml` extra; only the import tools need it).
 
 Credentials never pass: request headers are kept from an allow-list (captures.REQUEST_HEADERS), `key=` and
 `access_token=` leave the query, and any credential value met is replaced by REDACTED.
@@ -15,7 +20,9 @@ Credentials never pass: request headers are kept from an allow-list (captures.RE
 
 from __future__ import annotations
 
+import gzip
 import re
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -177,3 +184,113 @@ def reconstructed_request(path: str, query: str, text: str) -> Request:
     target = routes.match("POST", path)
     auth = "bearer" if target is not None and target.uses_oauth else "api-key"
     return Request("POST", path, query, auth, {"content-type": "application/json"}, orjson.dumps(body).decode(), False)
+
+
+# --- VCR cassettes ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VcrInteraction:
+    """One request/response pair of a VCR cassette, bodies as bytes (gzip removed)."""
+
+    index: int
+    method: str
+    uri: str
+    request_headers: dict[str, str]  # lower-case names, repeated values joined with ", "
+    request_body: bytes | None
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    parsed: bool  # the recorder parsed the response JSON (key order is not production's)
+
+    @property
+    def json(self) -> Any:
+        """The response body as JSON, or None (SSE text, HTML, empty)."""
+        try:
+            return orjson.loads(self.body)
+        except orjson.JSONDecodeError:
+            return None
+
+    @property
+    def request_json(self) -> Any:
+        try:
+            return orjson.loads(self.request_body) if self.request_body else None
+        except orjson.JSONDecodeError:
+            return None
+
+
+def _vcr_headers(raw: dict[str, Any] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, values in (raw or {}).items():
+        listed = values if isinstance(values, list) else [values]
+        out[str(name).lower()] = ", ".join(str(v) for v in listed)
+    return out
+
+
+def _vcr_body(side: dict[str, Any], headers: dict[str, str]) -> tuple[bytes | None, bool]:
+    """A side's body bytes (gzip removed), and whether the recorder had parsed it into YAML."""
+    if "parsed_body" in side:
+        return (None if side["parsed_body"] is None else orjson.dumps(side["parsed_body"])), True
+    body = side.get("body")
+    if isinstance(body, dict):
+        body = body.get("string")
+    if body is None:
+        return None, False
+    data = body if isinstance(body, bytes) else str(body).encode("utf-8")
+    if data[:2] == b"\x1f\x8b" or "gzip" in headers.get("content-encoding", ""):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError):
+            pass
+    return data, False
+
+
+def vcr_interactions(data: bytes) -> list[VcrInteraction]:
+    """The interactions of a VCR.py cassette."""
+    import yaml  # the `yaml` extra: only the import tools and corpus tests read cassettes
+
+    loaded = yaml.safe_load(data) or {}
+    out = []
+    for index, item in enumerate(loaded.get("interactions") or []):
+        req, resp = item["request"], item["response"]
+        req_headers, headers = _vcr_headers(req.get("headers")), _vcr_headers(resp.get("headers"))
+        request_body, _ = _vcr_body(req, req_headers)
+        body, parsed = _vcr_body(resp, headers)
+        status = resp.get("status") or {}
+        code = status.get("code", 200) if isinstance(status, dict) else int(status)
+        out.append(
+            VcrInteraction(
+                index, req["method"], req["uri"], req_headers, request_body, int(code), headers, body or b"", parsed
+            )
+        )
+    return out
+
+
+def vcr_recorded_date(interaction: VcrInteraction) -> str:
+    """YYYY-MM-DD the interaction was recorded: its Date header, else a Vertex answer's createTime, else ""."""
+    found = recorded_date(interaction.headers)
+    if found:
+        return found
+    match = re.search(rb'"createTime":\s*"(\d{4}-\d{2}-\d{2})', interaction.body)
+    return match.group(1).decode() if match else ""
+
+
+def vcr_exchange(interaction: VcrInteraction, auth: str) -> Exchange:
+    """One interaction as a capture Exchange: a parsed JSON body is printed the way production prints it
+    (pretty, two-space indent, trailing newline); a text body (an SSE stream, a verbatim body) is kept."""
+    parts = urlsplit(interaction.uri)
+    body_text = interaction.request_body.decode("utf-8") if interaction.request_body else None
+    request = Request(
+        method=interaction.method,
+        path=parts.path,
+        query=scrub_query(parts.query),
+        auth=auth,
+        headers=_kept(interaction.request_headers, REQUEST_HEADERS),
+        body=scrub_secrets(body_text) if body_text else None,
+    )
+    body = interaction.body
+    if interaction.parsed and interaction.json is not None:
+        body = printers.pretty(interaction.json)
+    headers = dict(interaction.headers)
+    headers.pop("content-encoding", None)
+    return exchange(request, interaction.status, headers, body)

@@ -122,13 +122,15 @@ def vertex_credentials_missing(version: str, rpc: str) -> ApiError:
 
 
 def model_not_found(model: str, version: str, method: str) -> ApiError:
-    """Developer API unknown or retired model (Firebase fixture unary-failure-unknown-model.json)."""
+    """Developer API unknown or retired model: `{code, message, status}`, no details. The VCR recordings of
+    pydantic-ai and Mirascope (../shared/corpus) hold 7 such 404s, none with details; the newest (a
+    gemini-3.6 typo, so 2026-07 or later) says "Call ModelService.ListModels", the older ones (2025-12) "Call
+    ListModels"; the emulator follows the newest. The 2024 Firebase fixture had two DebugInfo details."""
     text = (
         f"models/{model} is not found for API version {version}, or is not supported for {method}. "
-        "Call ListModels to see the list of available models and their supported methods."
+        "Call ModelService.ListModels to see the list of available models and their supported methods."
     )
-    original = f'[ORIGINAL ERROR] generic::not_found: {text} [google.rpc.error_details_ext] {{ message: "{text}" }}'
-    return ApiError(404, text, details=[debug_info(original), debug_info(text)])
+    return ApiError(404, text)
 
 
 def model_no_longer_available(model: str) -> ApiError:
@@ -146,6 +148,18 @@ def vertex_model_not_found(project: str, location: str, model: str) -> ApiError:
         f"Publisher Model `projects/{project}/locations/{location}/publishers/google/models/{model}` was not "
         "found or your project does not have access to it. Please ensure you are using a valid model version. "
         "For more information, see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions",
+    )
+
+
+def vertex_registry_model_not_found(project: str, location: str, model: str) -> ApiError:
+    """A call on `projects/P/locations/L/models/M` (the Model Registry, where google-genai in Vertex mode sends
+    a `models/M` name). No capture shows production's answer; the emulator sends Vertex's JSON 404 with its
+    publisher-model wording naming the resource as addressed (docs/conformance.md), so SDKs see NOT_FOUND."""
+    return ApiError(
+        404,
+        f"Publisher Model `projects/{project}/locations/{location}/models/{model}` was not found or your project "
+        "does not have access to it. Please ensure you are using a valid model version. For more information, "
+        "see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions",
     )
 
 

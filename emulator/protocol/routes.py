@@ -3,6 +3,8 @@
 Developer API   /{v1,v1beta,v1alpha}/models/{model}:{method}        GET /{ver}/models[/{model}]
 Vertex AI       /{v1,v1beta1}/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}
 Vertex express  /{v1,v1beta1}/publishers/google/models/{model}:{method}
+Vertex models   /{v1,v1beta1}/projects/{p}/locations/{l}/models/{model}:{method}   (the Model Registry: where
+                google-genai in Vertex mode sends a `models/x` name; answered with Vertex's JSON 404)
 Firebase AI     /v1beta/projects/{p}/models/{model}:{method}                        (Developer backend)
                 /v1beta/projects/{p}/locations/{l}/publishers/google/models/{m}:{method}  (Vertex backend)
 OpenAI compat   POST /v1beta/openai/{chat/completions,embeddings}   GET /v1beta/openai/models[/{model}]
@@ -37,6 +39,7 @@ KNOWN_METHODS = SERVED_METHODS | frozenset(
 
 DEVELOPER = "developer"
 VERTEX = "vertex"
+REGISTRY = "vertex-models"  # the Vertex Model Registry family: projects/{p}/locations/{l}/models/{m}
 
 # A location the Firebase proxy routes: a multi-region word or a region ({area}-{direction}{number}), in any case
 # (only `invalid-location` is known to be refused). Vertex AI proper picks its region by host name, so a location
@@ -60,7 +63,7 @@ class Target:
     @property
     def uses_oauth(self) -> bool:
         """Vertex proper authenticates with OAuth bearer tokens; everything else takes API keys."""
-        return self.family == "vertex"
+        return self.family in ("vertex", REGISTRY)
 
 
 _SEG = r"[^/:]+"
@@ -81,6 +84,14 @@ _POST_RULES: list[tuple[re.Pattern[str], str, str]] = [
         re.compile(rf"^/(?P<version>{_VERTEX_VERSIONS})/publishers/google/models/(?P<model>{_SEG}):(?P<method>\w+)$"),
         VERTEX,
         "vertex-express",
+    ),
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/"
+            rf"(?P<location>{_SEG})/models/(?P<model>{_SEG}):(?P<method>\w+)$"
+        ),
+        VERTEX,
+        REGISTRY,
     ),
     (
         re.compile(rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/models/(?P<model>{_SEG}):(?P<method>\w+)$"),

@@ -24,6 +24,7 @@ class Catalogue:
     aliases: dict[str, str]
     no_longer_available: frozenset[str]
     not_found: frozenset[str]
+    vertex_served: dict[str, frozenset[str]]  # retired on the Developer API, still answered by Vertex: methods
 
     def listing(self) -> list[dict[str, Any]]:
         return list(self.models.values())
@@ -37,11 +38,15 @@ class Catalogue:
         needed = _IMPLIED.get(method, method)
         if entry is not None and needed in entry["supportedGenerationMethods"]:
             return self.aliases.get(model_id, model_id)
+        if backend == "vertex" and needed in self.vertex_served.get(model_id, ()):
+            return model_id  # retirement is per backend (models.json retired_note)
         if backend == "vertex":
             raise errors.vertex_model_not_found(project or "-", location or "global", model_id)
         if model_id in self.no_longer_available:
             raise errors.model_no_longer_available(model_id)
-        shown = "generateContent" if method == "streamGenerateContent" else method
+        # The method production names: a stream's is generateContent, a batch's embedContent (pydantic-ai's
+        # recording of batchEmbedContents on an unknown model says "not supported for embedContent").
+        shown = _IMPLIED.get(method, method) if method != "predict" else method
         raise errors.model_not_found(model_id, version, shown)
 
     def get(self, model: str, version: str) -> dict[str, Any]:
@@ -62,4 +67,7 @@ def load() -> Catalogue:
         aliases=dict(data["aliases"]),
         no_longer_available=frozenset(data["retired"]["no_longer_available"]),
         not_found=frozenset(data["retired"]["not_found"]),
+        vertex_served={
+            name: frozenset(info["methods"]) for name, info in data["retired"].get("vertex_served", {}).items()
+        },
     )

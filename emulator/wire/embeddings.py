@@ -6,6 +6,11 @@ Developer API: `:embedContent` {content, outputDimensionality?} -> {"embedding":
 SDK, gemini embedding models) -> {"embedding", "usageMetadata"}; `:predict` {instances: [{content}],
 parameters} (@google/genai) -> {"predictions": [{"embeddings": {"statistics", "values"}}], "metadata"}
 (js-genai recording Client_Tests_embedContent_Vertex_AI_*, vercel-ai google-vertex-embedding.json).
+
+gemini-embedding-2 reports usage (pydantic-ai VCR recordings, ../shared/corpus): its batchEmbedContents
+answers add `usageMetadata: {promptTokenCount, promptTokenDetails}` (that spelling, singular "Token"; 8 of 8
+gemini-embedding-2 answers, 1 of 3 gemini-embedding-2-preview ones, none of gemini-embedding-001's), and its
+Vertex embedContent answer's usage has `promptTokensDetails` (plural, as generateContent spells it).
 """
 
 from __future__ import annotations
@@ -82,7 +87,14 @@ def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -
             for i, r in enumerate(requests)
         ]
         vectors = [engine.embed(model, [text], dims)[0] for text, dims in items]
-        return {"embeddings": [{"values": v} for v in vectors]}
+        out: dict[str, Any] = {"embeddings": [{"values": v} for v in vectors]}
+        if model.startswith("gemini-embedding-2"):
+            count = sum(tokens.count_text(text) for text, _ in items)
+            out["usageMetadata"] = {
+                "promptTokenCount": count,
+                "promptTokenDetails": [{"modality": "TEXT", "tokenCount": count}],
+            }
+        return out
     if method == "predict":
         instances = body.get("instances")
         if not isinstance(instances, list) or not instances:
@@ -104,5 +116,8 @@ def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -
     vector = engine.embed(model, [text], dims)[0]
     if target.backend == VERTEX:
         count = tokens.count_text(text)
-        return {"embedding": {"values": vector}, "usageMetadata": {"promptTokenCount": count, "totalTokenCount": count}}
+        usage: dict[str, Any] = {"promptTokenCount": count, "totalTokenCount": count}
+        if model.startswith("gemini-embedding-2"):
+            usage["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": count}]
+        return {"embedding": {"values": vector}, "usageMetadata": usage}
     return {"embedding": {"values": vector}}

@@ -19,7 +19,7 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import enums, errors, framing, printers, tokens
 from gemini_emulator.protocol.headers import BASE_HEADERS, SERVICE_TIER_HEADER
-from gemini_emulator.protocol.routes import DEVELOPER, SERVED_METHODS, Target
+from gemini_emulator.protocol.routes import DEVELOPER, REGISTRY, SERVED_METHODS, Target
 from gemini_emulator.seam import (
     Chunk,
     Embedder,
@@ -175,7 +175,10 @@ def start_generation(
     schema_rules.check(body)
     tool_rules.check(body)
     builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
-    extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER else {}
+    # X-Gemini-Service-Tier: on unary Developer answers only (docs/conformance.md: every byte-exact 2026-06
+    # unary trace has it; no stream recorded since serviceTier appeared has it); an engine's first chunk
+    # may still set or drop it.
+    extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER and not stream else {}
     # The chunks end, at a shutdown's deadline, with an error (wire/draining.py).
     return gen, builder, extra, ctx.drain.until(ctx.engine.generate(gen))
 
@@ -260,6 +263,8 @@ def _probe(target: Target, body: dict[str, Any], sent: dict[str, Any], namespace
 def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest]) -> tuple[str, errors.ApiError | None]:
     """The catalogue id serving the call, and None; or, for a model the catalogue refuses but the engine
     serves (ModelServer), the model as written and the catalogue's refusal."""
+    if target.family == REGISTRY:  # the Vertex Model Registry holds no publisher model (docs/conformance.md)
+        raise errors.vertex_registry_model_not_found(target.project, target.location, target.model)
     try:
         model = ctx.catalogue.resolve(
             target.model, target.method, target.version, target.backend, target.project, target.location
@@ -295,6 +300,8 @@ def _generate_request(
     system = body.get("systemInstruction")
     tools = body.get("tools") or []
     usage = _usage(target, contents, system, tools)
+    if not usage.prompt:  # an empty-text prompt still reports 1 (2 of 2 VCR recordings, Developer)
+        usage.prompt_text = 1
     request = GenerateRequest(
         method=target.method,
         version=target.version,

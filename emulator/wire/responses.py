@@ -9,7 +9,12 @@ usage promptTokenCount, candidatesTokenCount, totalTokenCount, promptTokensDetai
 thoughtsTokenCount, serviceTier.
 Vertex AI (verbatim CRLF Firebase fixtures, js-genai recordings): response candidates,
 usageMetadata, modelVersion, createTime, responseId; content{role, parts}; no candidate index;
-streamed chunks carry usageMetadata {trafficType} until the last one.
+streamed chunks carry usageMetadata {trafficType} until the last one. A unary Vertex candidate carries
+`avgLogprobs` after finishReason (pydantic-ai VCR recordings, 2025-05..2026-07: 108 of 114 unary candidates,
+every one but the grounded answers and two 2026-07 answers; the one Vertex stream and every streamed Vertex
+capture lack it). No `billablePromptUsage`: it is in none of the 112 Vertex answers pydantic-ai recorded
+(2025-05/06 and 2026-02..07, global and europe-west4 endpoints), only in js-genai's 2025-08..12 recordings
+(57 of 60, location redacted); the emulator follows the newer ones (docs/conformance.md).
 """
 
 from __future__ import annotations
@@ -132,9 +137,13 @@ class ResponseBuilder:
             ordered = [order_part(p) for p in one.parts]
             # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
             self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
-            candidates.append(self._candidate(one, ordered, vertex))
+            candidate = self._candidate(one, ordered, vertex)
+            if vertex and not stream and one.finish_reason and not one.grounding:
+                candidate = _with_avg_logprobs(candidate, self.fingerprint, one.index)
+            candidates.append(candidate)
             engine_data += (ordered, one.safety_ratings, one.grounding, one.usage)
-        body: dict[str, Any] = {} if printers.holds_float(engine_data) else printers.FloatFree()
+        floats = printers.holds_float(engine_data) or (vertex and not stream)
+        body: dict[str, Any] = {} if floats else printers.FloatFree()
         if chunk.block_reason is None:
             body["candidates"] = candidates
         else:
@@ -147,8 +156,6 @@ class ResponseBuilder:
                 usage: dict[str, Any] = {"trafficType": TRAFFIC_TYPE}
             else:
                 usage = _override(self.usage.vertex(), chunk.usage, VERTEX_USAGE_ORDER)
-            if self._sent == 0 and self.usage.billable_chars:
-                usage["billablePromptUsage"] = {"textCount": self.usage.billable_chars}
             body["usageMetadata"] = usage
             body["modelVersion"] = self.model_version
             body["createTime"] = self._ctime
@@ -177,6 +184,22 @@ class ResponseBuilder:
         if chunk.finish_message:
             candidate["finishMessage"] = chunk.finish_message
         return candidate
+
+
+def avg_logprobs(fingerprint: str, index: int = 0) -> float:
+    """A deterministic average log-probability in production's usual range (-0.05 .. -2.05)."""
+    digest = hashlib.sha256(f"lp:{fingerprint}:{index}".encode()).digest()
+    return -(0.05 + int.from_bytes(digest[:6], "big") / 2**48 * 2)
+
+
+def _with_avg_logprobs(candidate: dict[str, Any], fingerprint: str, index: int) -> dict[str, Any]:
+    """The candidate with avgLogprobs after finishReason (the verbatim Firebase Vertex unary fixture's order)."""
+    out: dict[str, Any] = {}
+    for key, value in candidate.items():
+        out[key] = value
+        if key == "finishReason":
+            out["avgLogprobs"] = avg_logprobs(fingerprint, index)
+    return out
 
 
 # usageMetadata key orders (wire-facts §4; Vertex from the CRLF Firebase fixtures).

@@ -5,6 +5,14 @@ Both messages are quoted in public issue threads: "...properties: should be non-
 allowed for OBJECT type" / "...required: only allowed for OBJECT type" (anomalyco/opencode#11889, a
 function_declarations path with bare property names). JSON Schema fields (`responseJsonSchema`,
 `parametersJsonSchema`) are not subject to them.
+
+Where each applies follows where production was seen applying it. "should be non-empty" was quoted only for
+a `response_schema` (browser-use#3786, the source of commit ff9534f that added it); for function
+`parameters` production accepts an empty OBJECT: the 2025-2026 VCR recordings of pydantic-ai and Mirascope
+(../shared/corpus) hold 9 requests declaring `parameters: {"type": "OBJECT", "properties": {}}` (7 Developer,
+2025-12 and undated, 2 Vertex), every one answered 200, and 96 Vertex requests (2026-02..2026-07) with an
+empty JSON Schema object in `parametersJsonSchema`, 93 answered 200 (3 refused for an unreachable URL). So a
+function with no arguments is accepted; the rule stays on `responseSchema`.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ def _kind(schema: dict[str, Any]) -> str:
 
 
 def _walk(schema: Any, path: str, quoted: bool, problems: list[str], depth: int = 0) -> None:
+    """Collect problems under `schema`; `quoted` (response_schema): property names quoted in paths, and an
+    empty OBJECT refused (see the module docstring for why only there)."""
     if not isinstance(schema, dict) or depth > 64 or len(problems) >= MAX_PROBLEMS:
         return
     kind = _kind(schema)
@@ -32,7 +42,7 @@ def _walk(schema: Any, path: str, quoted: bool, problems: list[str], depth: int 
         for key in ("properties", "required"):
             if schema.get(key):
                 problems.append(f"{path}.{key}: only allowed for OBJECT type")
-    elif kind == "OBJECT" and isinstance(properties, dict) and not properties:
+    elif quoted and kind == "OBJECT" and isinstance(properties, dict) and not properties:
         problems.append(f"{path}.properties: should be non-empty for OBJECT type")
     if isinstance(properties, dict):
         for name, sub in properties.items():

@@ -5,7 +5,10 @@
 - "* GenerateContentRequest.tools[i].function_declarations[j].name: Invalid function name. ..." (the 2026
   wording, with colons: lbjlaq/Antigravity-Manager#1440);
 - "Please ensure that the number of function response parts is equal to the number of function call parts
-  of the function call turn." (google-gemini/gemini-cli#4217 and many since).
+  of the function call turn." (google-gemini/gemini-cli#4217 and many since). The function call turn is
+  every model turn since the last user turn: pydantic-ai's VCR recordings (../shared/corpus, tool search,
+  gemini-3-flash-preview, Developer) hold 5 requests with user, model(call A), model(call B), user(two
+  responses), all answered 200; no recording shows the 400 for such a run.
 """
 
 from __future__ import annotations
@@ -58,7 +61,10 @@ def check(body: dict[str, Any]) -> None:
         responses = _parts(content, "functionResponse")
         if not responses:
             continue
-        previous = contents[i - 1] if i else None
-        calls = _parts(previous, "functionCall")
+        calls: list[Any] = []
+        j = i - 1
+        while j >= 0 and isinstance(contents[j], dict) and contents[j].get("role") == "model":
+            calls += _parts(contents[j], "functionCall")
+            j -= 1
         if len(calls) != len(responses):
             raise errors.invalid_argument(RESPONSE_COUNT)

@@ -206,7 +206,11 @@ class _Walker:
             kind = spec.kind
             if spec.repeated:
                 sub = f"{path}.{spec.proto}" if path else spec.proto
-                if not isinstance(item, list):
+                if kind == "message" and type(item) is dict:
+                    # One message where a list is due is that list's only element: production accepted
+                    # `tools` as a single object (2 pydantic-ai VCR recordings, Developer, 2025).
+                    item = value[key] = [item]
+                elif not isinstance(item, list):
                     self.violations.append(errors.invalid_value(sub, self._type_name(spec), _show(item)))
                     continue
                 new = item

@@ -112,10 +112,15 @@ def _candidate(
 ) -> list[Chunk]:
     """One candidate's chunks (candidate 0 is the answer; later ones vary the seed)."""
     seed = request.fingerprint if index == 0 else f"{request.fingerprint}:{index}"
-    if synth_tools.has_function_response(request):
-        text = synth_tools.response_summary(request)
-    else:
-        text = _structured(request, seed) or compose(request.last_user_text(), seed)
+    # Structured output holds after a tool result too: the VCR recordings (pydantic-ai, Developer) hold 5
+    # requests ending in a function response with responseMimeType application/json and a schema; all 5
+    # answers are JSON.
+    text = _structured(request, seed)
+    if text is None:
+        if synth_tools.has_function_response(request):
+            text = synth_tools.response_summary(request)
+        else:
+            text = compose(request.last_user_text(), seed)
     text = _stop(text, _config(request, "stopSequences"))
     finish = "STOP"
     if limit is not None:

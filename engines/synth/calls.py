@@ -17,7 +17,11 @@ _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 def function_call_message(request: GenerateRequest) -> str | None:
     """finishMessage for a function-call turn: 2026 traces carry it on unary answers of every model and on
     gemini-2.5 streams, but not on Gemini 3 streams (google-adk-go: 27/27 2.5 unary, 2/3 2.5 SSE,
-    0/6 Gemini 3 SSE, 30/41 Gemini 3.5 unary)."""
+    0/6 Gemini 3 SSE, 30/41 Gemini 3.5 unary). Vertex never sends it for a call: 0 of 60 Vertex function-call
+    answers ending STOP in the pydantic-ai VCR recordings (2026-02..07; its 5 Vertex finishMessages all word an
+    UNEXPECTED_TOOL_CALL or a MODEL_ARMOR block), none in js-genai's or Firebase's Vertex captures."""
+    if request.backend == "vertex":
+        return None
     if request.stream and request.model.startswith("gemini-3"):
         return None
     return FUNCTION_CALL_MESSAGE

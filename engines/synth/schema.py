@@ -9,9 +9,12 @@ dates are dates, enums pick a member). Property order follows production: `prope
 otherwise required properties first in the order `required` lists them, then the rest (alphabetically for
 the OpenAPI subset, in declaration order for JSON Schema). See docs/conformance.md for the evidence.
 
-Every keyword constrains the value except `pattern` (ignored). Numbers come from an everyday range (ages are
-18-80, years 1990-2025, ...) moved inside the schema's bounds, so LangChain's +/-2**53 bounds still give
-ordinary numbers. Below SOFT_DEPTH only what the schema requires is written;
+Every keyword constrains the value; `pattern` is met by trying the composed text, then a value built from the
+pattern's own literals and classes, then stock values (digits, words, codes), each checked with `re.search`
+on at most PATTERN_PROBE characters (a caller's regex cannot run long on so little); when none matches the
+composed text stands (the VCR recordings hold 3 requests with a `pattern`, e.g. `(?=.*[0-9]).+`).
+Numbers come from an everyday range (ages are 18-80, years 1990-2025, ...) moved inside the schema's bounds,
+so LangChain's +/-2**53 bounds still give ordinary numbers. Below SOFT_DEPTH only what the schema requires is written;
 tests/engines/synth/test_synth_structured.py checks the output with jsonschema over a generated population of
 schemas in both dialects.
 """
@@ -21,6 +24,9 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+import re
+import re._constants as _sre  # the regex parser's own opcodes: `pattern` is met by reading the pattern
+import re._parser as _sre_parser
 from typing import Any
 
 from gemini_emulator.engines.synth.prose import Rng
@@ -212,6 +218,11 @@ class Synthesizer:
 
     def _string(self, schema: dict[str, Any], name: str, depth: int) -> str:
         text = self._formatted(str(schema.get("format") or "").lower()) or self._named_text(name)
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and pattern:
+            matched = _matching(pattern, text, self.rng)
+            if matched is not None:
+                return matched
         low = max(_int(schema.get("minLength"), 0), 0)
         high = _int(schema.get("maxLength"), -1)  # -1: no limit (0 is a limit: the empty string)
         if 0 <= high < low:
@@ -330,6 +341,85 @@ class Synthesizer:
         k = int(a) + self.rng.below(int(b) - int(a) + 1) if b >= a else int(a)
         value = k * step
         return round(value, 12) if isinstance(value, float) else value  # 3 * 0.1 is 0.3, not 0.30000000000000004
+
+
+PATTERN_PROBE = 24  # longest candidate a caller's pattern is tried on
+_PATTERN_MAX = 256  # longer patterns are not tried at all
+_STOCK = ("a1", "A1b2", "abc123", "42", "0", "1.5", "-1", "hello", "Hello", "ABC", "a", "A", "x-1", "2024-01-01")
+
+
+def _matching(pattern: str, text: str, rng: Any) -> str | None:
+    """A short string `re.search(pattern)` accepts, or None (an invalid or unmet pattern)."""
+    if len(pattern) > _PATTERN_MAX:
+        return None
+    try:
+        compiled = re.compile(pattern)
+        parsed = _sre_parser.parse(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return None
+    candidates = [text] if len(text) <= PATTERN_PROBE else []
+    built = _from_parsed(parsed, 0)
+    if built is not None:
+        candidates.append(built)
+    candidates += _STOCK
+    for candidate in candidates:
+        if len(candidate) <= PATTERN_PROBE and compiled.search(candidate):
+            return candidate
+    return None
+
+
+def _from_parsed(parsed: Any, depth: int) -> str | None:
+    """A string built from a parsed pattern: literals kept, each class's first member, each repeat at its
+    minimum (at least once), the first alternative; assertions and anchors add nothing."""
+    c = _sre
+
+    if depth > 20:
+        return None
+    out = []
+    for op, av in parsed:
+        if op is c.LITERAL:
+            out.append(chr(av))
+        elif op is c.ANY:
+            out.append("a")
+        elif op is c.IN:
+            out.append(_class_member(av))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            low, _, sub = av
+            piece = _from_parsed(sub, depth + 1)
+            if piece is None:
+                return None
+            out.append(piece * max(1, min(low, PATTERN_PROBE)))
+        elif op is c.SUBPATTERN:
+            piece = _from_parsed(av[-1], depth + 1)
+            if piece is None:
+                return None
+            out.append(piece)
+        elif op is c.BRANCH:
+            piece = _from_parsed(av[1][0], depth + 1)
+            if piece is None:
+                return None
+            out.append(piece)
+        elif op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            continue
+        else:
+            return None
+        if sum(map(len, out)) > PATTERN_PROBE:
+            return None
+    return "".join(out)
+
+
+def _class_member(items: Any) -> str:
+    c = _sre
+    for op, av in items:
+        if op is c.NEGATE:
+            return "a" if not any(o is c.LITERAL and v == ord("a") for o, v in items) else "b"
+        if op is c.LITERAL:
+            return chr(av)
+        if op is c.RANGE:
+            return chr(av[0])
+        if op is c.CATEGORY:
+            return {c.CATEGORY_DIGIT: "1", c.CATEGORY_SPACE: " ", c.CATEGORY_WORD: "a"}.get(av, "a")
+    return "a"
 
 
 def _whole(

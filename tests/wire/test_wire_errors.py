@@ -65,13 +65,19 @@ def test_vertex_without_oauth_is_401(http: httpx.Client) -> None:
 
 
 def test_unknown_model_names_version_and_method(http: httpx.Client) -> None:
+    """{code, message, status} only, in the 2026 wording (pydantic-ai / Mirascope VCR recordings)."""
     err = error_of(http.post("/v1/models/nope:countTokens", headers=KEY, json=HELLO))
-    assert err["code"] == 404
-    assert err["message"] == (
-        "models/nope is not found for API version v1, or is not supported for countTokens. "
-        "Call ListModels to see the list of available models and their supported methods."
-    )
-    assert err["details"][0]["detail"].startswith("[ORIGINAL ERROR] generic::not_found: models/nope")
+    assert err == {
+        "code": 404,
+        "message": "models/nope is not found for API version v1, or is not supported for countTokens. "
+        "Call ModelService.ListModels to see the list of available models and their supported methods.",
+        "status": "NOT_FOUND",
+    }
+    batch = {"requests": [{"model": "models/nope", "content": {"parts": [{"text": "hi"}]}}]}
+    err = error_of(http.post("/v1beta/models/nope:batchEmbedContents", headers=KEY, json=batch))
+    assert "or is not supported for embedContent." in err["message"] and "details" not in err
+    err = error_of(http.post("/v1beta/models/nope:streamGenerateContent?alt=sse", headers=KEY, json=HELLO))
+    assert "or is not supported for generateContent." in err["message"]
 
 
 def test_embedding_model_does_not_generate(http: httpx.Client) -> None:

@@ -35,7 +35,7 @@ def openai_error(message: str, kind: str = "invalid_request_error", code: str | 
             404,
             "NOT_FOUND",
             "models/gemini-2.5-flash is not found for API version v1beta, or is not supported for generateContent. "
-            "Call ListModels to see the list of available models and their supported methods.",
+            "Call ModelService.ListModels to see the list of available models and their supported methods.",
         ),
         (400, 400, "INVALID_ARGUMENT", errors.INVALID_ARGUMENT),
         (422, 400, "INVALID_ARGUMENT", errors.INVALID_ARGUMENT),
