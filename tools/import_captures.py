@@ -10,6 +10,10 @@ What is imported (see captures/README.md):
   `edited` with what was changed; requests reconstructed (marked `recorded: false`);
 - a few js-genai recordings (re-serialised) for what no byte-exact capture shows: countTokens, Vertex
   unary/stream/function calling, computeTokens, Vertex embeddings, a 404 on a stream.
+- the telling VCR cassettes of pydantic-ai (re-serialised: its recorder parsed the JSON bodies) and
+  Mirascope (bodies as sent: verbatim), issue 13: a tool without arguments, mode ANY and structured output
+  after a tool result, 2026 Vertex answers, two consecutive call turns, gemini-embedding-2 usage, the 2025
+  and 2026 model-not-found wordings, an empty-text prompt. Only a cassette's Gemini interactions are taken.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from gemini_emulator.captures.importers import (
     js_genai_exchange,
     reconstructed_request,
     split_httprr,
+    vcr_exchange,
+    vcr_interactions,
+    vcr_recorded_date,
 )
 from gemini_emulator.protocol import framing, printers
 from gemini_emulator.wire import catalogue
@@ -57,6 +64,16 @@ SOURCES: dict[str, dict[str, str]] = {
         "source": "FirebaseExtended/vertexai-sdk-test-data",
         "commit": "2d6adfde6a9ab79867347fd1f9dfeaccf1c9e3d9",
         "licence": "Apache-2.0",
+    },
+    "pydantic-ai": {
+        "source": "pydantic/pydantic-ai",
+        "commit": "4fda38988f2939fa6ea9cdefcf120693e10ef491",
+        "licence": "MIT",
+    },
+    "mirascope-py": {
+        "source": "Mirascope/mirascope",
+        "commit": "41d433578653411dbff96c6eaca4fa869aafc931",
+        "licence": "MIT",
     },
 }
 FIREBASE_DATE = "2026-04-27"  # the pinned commit's date: the fixtures carry no recording date
@@ -431,6 +448,113 @@ JS_GENAI: dict[str, tuple[str, str]] = {
 }
 
 
+# --- VCR cassettes (pydantic-ai, Mirascope): the telling ones ----------------------------------------------
+
+_PYD = "tests/models/cassettes/test_google/"
+# (corpus folder, path in it) -> (capture name, what it shows). Only the Gemini interactions are imported.
+VCR: dict[tuple[str, str], tuple[str, str]] = {
+    ("pydantic-ai", _PYD + "test_google_tool_config_any_with_tool_without_args.yaml"): (
+        "conversations/vcr-any-mode-tool-without-arguments",
+        "Mode ANY, a tool declared with an empty OBJECT: called (200), and called again after its result",
+    ),
+    ("pydantic-ai", _PYD + "test_google_model_thinking_part_from_other_model.yaml"): (
+        "conversations/vcr-empty-object-parameters",
+        "Function declarations whose parameters are an OBJECT with no properties, answered 200",
+    ),
+    (
+        "pydantic-ai",
+        "tests/models/cassettes/test_tool_choice_matrix/test_tool_choice_matrix[tools_plus_output-google].yaml",
+    ): (
+        "conversations/vcr-any-mode-final-result",
+        "Mode ANY after a tool result: the final_result output tool is called",
+    ),
+    (
+        "pydantic-ai",
+        "tests/models/google/cassettes/test_structured_output/test_native_output_with_function_tools.yaml",
+    ): (
+        "conversations/vcr-json-after-tool-result",
+        "responseMimeType application/json with a schema: the answer to a tool result is JSON",
+    ),
+    (
+        "pydantic-ai",
+        "tests/cassettes/test_tool_search/"
+        "test_cross_provider_capability_replay[openai-responses-gpt-5.4-google-gemini-3-flash-preview].yaml",
+    ): (
+        "conversations/vcr-consecutive-call-turns",
+        "user, model(call), model(call), user(two responses): answered 200 by gemini-3-flash-preview",
+    ),
+    ("pydantic-ai", _PYD + "test_google_vertex_tool_combination_omits_include_server_side_tool_invocations.yaml"): (
+        "vertex/vcr-tool-combination-2026",
+        "Vertex 2026-07: an empty JSON Schema object as parameters, a call without id or finishMessage, grounding",
+    ),
+    (
+        "pydantic-ai",
+        "tests/models/cassettes/test_multimodal_tool_returns/"
+        "test_multimodal_tool_return_matrix[direct-uploaded_file-audio-google_vertex].yaml",
+    ): (
+        "vertex/vcr-function-call-round-trip-2026",
+        "Vertex 2026-03 tool loop (gemini-3-flash-preview): avgLogprobs, no billablePromptUsage, no call id",
+    ),
+    ("pydantic-ai", _PYD + "test_google_vertex_service_tier_flex_stream.yaml"): (
+        "vertex/vcr-sse-2026",
+        "Vertex 2026-03 SSE stream: no avgLogprobs, no billablePromptUsage",
+    ),
+    ("pydantic-ai", "tests/cassettes/test_embeddings/test_google_task_prefix[default-query].yaml"): (
+        "embeddings/vcr-gemini-embedding-2-batch",
+        "gemini-embedding-2 batchEmbedContents: usageMetadata {promptTokenCount, promptTokenDetails}",
+    ),
+    ("pydantic-ai", "tests/cassettes/test_embeddings/test_google_task_prefix_vertex.yaml"): (
+        "embeddings/vcr-vertex-embed-content",
+        "Vertex embedContent on gemini-embedding-2: usageMetadata with promptTokensDetails",
+    ),
+    ("pydantic-ai", "tests/cassettes/test_embeddings/TestGoogle.test_embed_error.yaml"): (
+        "errors/vcr-unknown-model-batch-embed",
+        "batchEmbedContents on an unknown model: 404 'not supported for embedContent', no details",
+    ),
+    ("pydantic-ai", "tests/cassettes/test_model_name_suggestions/test_model_name_suggestion[google].yaml"): (
+        "errors/vcr-unknown-model-2026",
+        "Unknown model (gemini-3.6-flahs): 404, 'Call ModelService.ListModels', no details",
+    ),
+    ("mirascope-py", "python/tests/e2e/input/cassettes/test_model_not_found/google_gemini_2_5_flash.yaml"): (
+        "errors/vcr-unknown-model-2025",
+        "Unknown model, 2025-12: 404, 'Call ListModels', no details",
+    ),
+    ("mirascope-py", "python/tests/e2e/input/cassettes/test_call_with_empty_string/google_gemini_2_5_flash.yaml"): (
+        "developer/vcr-empty-text-prompt",
+        "An empty-text prompt: promptTokenCount 1",
+    ),
+    ("mirascope-py", "python/tests/e2e/input/cassettes/test_caching_tool/google_gemini_2_5_flash.yaml"): (
+        "conversations/vcr-tool-without-arguments-2025",
+        "2025-12 Developer requests declaring a no-argument tool (empty OBJECT), answered 200",
+    ),
+    ("mirascope-py", "python/tests/e2e/output/cassettes/test_call/google_gemini_2_5_flash/async_stream.yaml"): (
+        "developer/vcr-sse-2025",
+        "A 2025 Developer SSE stream, bodies as recorded",
+    ),
+}
+VCR_FIDELITY = {"pydantic-ai": "re-serialised", "mirascope-py": "verbatim-fixture"}
+_GEMINI_HOSTS = ("generativelanguage.googleapis.com", "aiplatform.googleapis.com")
+
+
+def import_vcr() -> list[Capture]:
+    out = []
+    for (folder, rel), (name, description) in VCR.items():
+        interactions = vcr_interactions((CORPUS / folder / rel).read_bytes())
+        exchanges, dates = [], []
+        for interaction in interactions:
+            host = interaction.uri.split("/")[2]
+            if not host.endswith(_GEMINI_HOSTS) or ":" not in interaction.uri.rsplit("/", 1)[-1]:
+                continue
+            vertex = host.endswith("aiplatform.googleapis.com")
+            exchanges.append(vcr_exchange(interaction, "bearer" if vertex else "api-key"))
+            dates.append(vcr_recorded_date(interaction))
+        known = [d for d in dates if d]
+        recorded = min(known) if known else "undated (the recorder kept no Date header)"
+        provenance = _provenance(folder, rel, recorded, VCR_FIDELITY[folder], [])
+        out.append(Capture(name, description, provenance, exchanges))
+    return out
+
+
 def _provenance(folder: str, path: str, recorded: str, fidelity: str, edits: list[str]) -> dict[str, Any]:
     source = SOURCES[folder]
     out: dict[str, Any] = {
@@ -563,7 +687,7 @@ def import_js_genai() -> list[Capture]:
 
 
 def curated() -> list[Capture]:
-    captures = import_httprr() + import_firebase() + import_js_genai()
+    captures = import_httprr() + import_firebase() + import_js_genai() + import_vcr()
     names = [c.name for c in captures]
     duplicates = {n for n in names if names.count(n) > 1}
     assert not duplicates, duplicates

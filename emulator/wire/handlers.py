@@ -174,7 +174,9 @@ def start_generation(
     model_rules.check(model, gen.thinking, body, target.backend)
     schema_rules.check(body)
     tool_rules.check(body)
-    builder = responses.ResponseBuilder(target.backend, model, gen.fingerprint, usage)
+    builder = responses.ResponseBuilder(
+        target.backend, model, gen.fingerprint, usage, responses.server_tools(gen.tools)
+    )
     # X-Gemini-Service-Tier: on unary Developer answers only (docs/conformance.md: every byte-exact 2026-06
     # unary trace has it; no stream recorded since serviceTier appeared has it); an engine's first chunk
     # may still set or drop it.

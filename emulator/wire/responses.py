@@ -10,9 +10,10 @@ thoughtsTokenCount, serviceTier.
 Vertex AI (verbatim CRLF Firebase fixtures, js-genai recordings): response candidates,
 usageMetadata, modelVersion, createTime, responseId; content{role, parts}; no candidate index;
 streamed chunks carry usageMetadata {trafficType} until the last one. A unary Vertex candidate carries
-`avgLogprobs` after finishReason (pydantic-ai VCR recordings, 2025-05..2026-07: 108 of 114 unary candidates,
-every one but the grounded answers and two 2026-07 answers; the one Vertex stream and every streamed Vertex
-capture lack it). No `billablePromptUsage`: it is in none of the 112 Vertex answers pydantic-ai recorded
+`avgLogprobs` after finishReason, unless the request enabled a server-side tool (pydantic-ai VCR recordings,
+2025-05..2026-07: 108 of 108 unary candidates of requests without one; 0 of 3 with googleSearch enabled, 2026-06
+and 2026-07; the one Vertex stream and every streamed Vertex capture lack it).
+No `billablePromptUsage`: it is in none of the 112 Vertex answers pydantic-ai recorded
 (2025-05/06 and 2026-02..07, global and europe-west4 endpoints), only in js-genai's 2025-08..12 recordings
 (57 of 60, location redacted); the emulator follows the newer ones (docs/conformance.md).
 """
@@ -115,6 +116,7 @@ class ResponseBuilder:
     model_version: str
     fingerprint: str
     usage: Usage
+    server_tools: bool = False  # the request enabled a server-side tool (search, code execution, ...)
     _rid: str = ""
     _ctime: str = ""
     _sent: int = 0
@@ -138,7 +140,7 @@ class ResponseBuilder:
             # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
             self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
             candidate = self._candidate(one, ordered, vertex)
-            if vertex and not stream and one.finish_reason and not one.grounding:
+            if vertex and not stream and one.finish_reason and not (one.grounding or self.server_tools):
                 candidate = _with_avg_logprobs(candidate, self.fingerprint, one.index)
             candidates.append(candidate)
             engine_data += (ordered, one.safety_ratings, one.grounding, one.usage)
@@ -184,6 +186,16 @@ class ResponseBuilder:
         if chunk.finish_message:
             candidate["finishMessage"] = chunk.finish_message
         return candidate
+
+
+def server_tools(tools: Any) -> bool:
+    """Whether a request's tools enable a server-side tool: any tool entry that is not function declarations."""
+    if isinstance(tools, dict):
+        tools = [tools]
+    if not isinstance(tools, list):
+        return False
+    functions = {"functionDeclarations", "function_declarations"}
+    return any(isinstance(t, dict) and t.keys() - functions for t in tools)
 
 
 def avg_logprobs(fingerprint: str, index: int = 0) -> float:
