@@ -1,4 +1,5 @@
-"""Reading the real captures in ../shared/corpus (byte-exact httprr traces, verbatim SSE fixtures).
+"""Reading the real captures in ../shared/corpus (byte-exact httprr traces, verbatim SSE fixtures, the VCR
+cassettes of pydantic-ai and Mirascope).
 
 The raw corpus is not part of the repo: CI clones ../shared beside it, a bare clone has none. A test that reads
 it is marked `@pytest.mark.corpus` and calls require_corpus(); without the folder it skips with ABSENT, the one
@@ -21,11 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from gemini_emulator.captures.importers import httprr_records, parse_http
+from gemini_emulator.captures.importers import VcrInteraction, httprr_records, parse_http, vcr_interactions
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 ABSENT = "needs the raw capture corpus ../shared/corpus, absent beside this clone (CI has it)"
 HTTPRR_SOURCES = ("google-adk-go", "tmc-langchaingo")
+VCR_SOURCES = ("pydantic-ai", "mirascope-py")
+GEMINI_HOSTS = ("generativelanguage.googleapis.com", "aiplatform.googleapis.com")
 FIREBASE_MOCKS = "firebase-vertexai-sdk-test-data/mock-responses"
 SSE_END = b"\r\n\r\n"
 
@@ -172,3 +175,18 @@ def float_literals(text: bytes) -> list[bytes]:
 
     json.loads(text, parse_float=keep)
     return found
+
+
+def vcr_files() -> list[Path]:
+    root = require_corpus()
+    return sorted(p for source in VCR_SOURCES for p in (root / source).rglob("*.yaml"))
+
+
+def gemini_interactions() -> Iterator[tuple[Path, VcrInteraction]]:
+    """Every interaction of the VCR cassettes that called a Gemini model method (other hosts left out)."""
+    for path in vcr_files():
+        for interaction in vcr_interactions(path.read_bytes()):
+            host = interaction.uri.split("/")[2]
+            path = interaction.uri.split("?")[0]
+            if host.endswith(GEMINI_HOSTS) and "/models/" in path and ":" in path.rsplit("/", 1)[-1]:
+                yield path, interaction

@@ -13,7 +13,7 @@ streamed chunks carry usageMetadata {trafficType} until the last one. A unary Ve
 `avgLogprobs` after finishReason, unless the request enabled a server-side tool (pydantic-ai VCR recordings,
 2025-05..2026-07: 108 of 108 unary candidates of requests without one; 0 of 3 with googleSearch enabled, 2026-06
 and 2026-07; the one Vertex stream and every streamed Vertex capture lack it).
-No `billablePromptUsage`: it is in none of the 112 Vertex answers pydantic-ai recorded
+No `billablePromptUsage`: it is in none of the 113 Vertex answers pydantic-ai recorded
 (2025-05/06 and 2026-02..07, global and europe-west4 endpoints), only in js-genai's 2025-08..12 recordings
 (57 of 60, location redacted); the emulator follows the newer ones (docs/conformance.md).
 """

@@ -7,7 +7,7 @@
 - "Please ensure that the number of function response parts is equal to the number of function call parts
   of the function call turn." (google-gemini/gemini-cli#4217 and many since). The function call turn is
   every model turn since the last user turn: pydantic-ai's VCR recordings (../shared/corpus, tool search,
-  gemini-3-flash-preview, Developer) hold 5 requests with user, model(call A), model(call B), user(two
+  gemini-3-flash-preview, Developer) hold 4 requests with user, model(call A), model(call B), user(two
   responses), all answered 200; no recording shows the 400 for such a run.
 """
 

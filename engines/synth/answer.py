@@ -112,7 +112,7 @@ def _candidate(
 ) -> list[Chunk]:
     """One candidate's chunks (candidate 0 is the answer; later ones vary the seed)."""
     seed = request.fingerprint if index == 0 else f"{request.fingerprint}:{index}"
-    # Structured output holds after a tool result too: the VCR recordings (pydantic-ai, Developer) hold 5
+    # Structured output holds after a tool result too: the VCR recordings (pydantic-ai and Mirascope, Developer) hold 5
     # requests ending in a function response with responseMimeType application/json and a schema; all 5
     # answers are JSON.
     text = _structured(request, seed)

@@ -28,6 +28,9 @@ from gemini_emulator.captures.importers import (
     httprr_exchange,
     js_genai_exchange,
     split_httprr,
+    vcr_exchange,
+    vcr_interactions,
+    vcr_recorded_date,
 )
 from gemini_emulator.protocol import framing, printers
 
@@ -40,6 +43,8 @@ IMPORTED_SOURCES = {
     "tmc/langchaingo": "MIT",
     "googleapis/js-genai": "Apache-2.0",
     "FirebaseExtended/vertexai-sdk-test-data": "Apache-2.0",
+    "pydantic/pydantic-ai": "MIT",
+    "Mirascope/mirascope": "MIT",
 }
 # What the issue asks the corpus to show, each by at least one capture.
 COVERAGE = {
@@ -219,6 +224,51 @@ def test_js_genai_import_frames_segments_like_production() -> None:
     exchange, date = js_genai_exchange(interaction, "api-key")
     assert date == "2025-10-24" and exchange.request.body is None
     assert exchange.response.pieces == [b'data: {"a": 1}\r\n\r\n', b'data: {"b": 2}\r\n\r\n']
+
+
+def test_vcr_import_reprints_parsed_bodies_decodes_gzip_and_drops_credentials() -> None:
+    """pydantic-ai's parsed_body is printed as production prints JSON; Mirascope's gzipped !!binary body is
+    decoded; credentials in headers and query never pass."""
+    import gzip
+
+    import yaml
+
+    cassette = {
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent?key=" + KEY,
+                    "headers": {"x-goog-api-key": [KEY], "content-type": ["application/json"]},
+                    "parsed_body": {"contents": [{"parts": [{"text": "hi"}]}]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"content-type": ["application/json; charset=UTF-8"]},
+                    "parsed_body": {"candidates": [], "modelVersion": "m"},
+                },
+            },
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://aiplatform.googleapis.com/x:generateContent",
+                    "body": "{}",
+                },
+                "response": {
+                    "status": {"code": 404, "message": "Not Found"},
+                    "headers": {"Content-Encoding": ["gzip"], "Date": ["Tue, 30 Dec 2025 10:00:00 GMT"]},
+                    "body": {"string": gzip.compress(b'{"error": {"code": 404}}')},
+                },
+            },
+        ]
+    }
+    first, second = vcr_interactions(yaml.safe_dump(cassette).encode())
+    assert first.parsed and not second.parsed and second.body == b'{"error": {"code": 404}}'
+    exchange = vcr_exchange(first, "api-key")
+    assert exchange.request.query == "" and exchange.request.headers == {"content-type": "application/json"}
+    assert exchange.response.body == printers.pretty({"candidates": [], "modelVersion": "m"})
+    assert vcr_recorded_date(second) == "2025-12-30" and vcr_recorded_date(first) == ""
+    assert vcr_exchange(second, "bearer").response.headers == {}
 
 
 def test_fixture_import_takes_status_and_type_from_the_body() -> None:

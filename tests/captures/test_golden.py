@@ -190,7 +190,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
         "billable-prompt-usage-2025",
         ERA,
         "usageMetadata.billablePromptUsage is in js-genai's 2025-08..12 Vertex recordings (57 of 60) and in none "
-        "of the 112 Vertex answers pydantic-ai recorded (2025-05/06, 2026-02..07); the emulator follows 2026",
+        "of the 113 Vertex answers pydantic-ai recorded (2025-05/06, 2026-02..07); the emulator follows 2026",
         ("keys.usageMetadata: lacks billablePromptUsage", "interimUsage: lacks billablePromptUsage"),
         VERTEX_2025,
     ),

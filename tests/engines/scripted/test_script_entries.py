@@ -531,7 +531,7 @@ def test_vertex_streamed_and_finish_details(vertex: tuple[genai.Client, httpx.Cl
     assert all(c.usage_metadata.prompt_token_count is None for c in chunks[:-1])
     response = client.models.generate_content(model=GEMINI_3, contents="x")
     assert [(c.name, c.args, c.id) for c in response.function_calls] == [("f", {"x": 1}, None)]  # no id on Vertex
-    assert response.candidates[0].finish_message is None  # Vertex sends no finishMessage for a call (VCR: 0/59)
+    assert response.candidates[0].finish_message is None  # Vertex sends no finishMessage for a call (VCR: 0/60)
 
 
 def test_floats_in_engine_data_are_printed_as_production_spells_doubles(gemini_shared: Gemini, wire: httpx.Client):

@@ -292,7 +292,7 @@ def test_call_ids_and_signatures(
 @pytest.mark.parametrize("model", [GEMINI_3, MODEL])
 def test_finish_message_on_unary_call_turns(gemini_shared: Gemini, model: str, backend: str) -> None:
     """Read from the wire: google-genai drops finishMessage on the Developer API. 2026 traces carry it on
-    unary function-call turns of every model; Vertex never sends it for a call (VCR recordings: 0 of 59)."""
+    unary function-call turns of every model; Vertex never sends it for a call (VCR recordings: 0 of 60)."""
     if backend == "developer":
         path, auth = f"/v1beta/models/{model}", {"x-goog-api-key": gemini_shared.api_key}
     else:
