@@ -35,6 +35,8 @@ PRINTERS = "tests/protocol/test_printers_bytes.py::"
 FRAMING = "tests/protocol/test_framing_bytes.py::"
 WIRE_ERRORS = "tests/wire/test_wire_errors.py::"
 SEAMS = "tests/captures/test_replay_seams.py::"
+TRUTH = "tests/wire/test_wire_truth.py::"
+VCR = "tests/captures/test_vcr_corpus.py::"
 
 CLAIMS: tuple[Claim, ...] = (
     # --- bytes on the wire, every endpoint -------------------------------------------------------------
@@ -230,18 +232,34 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         "vertex-billable-prompt-usage",
         "generateContent (Vertex)",
-        "usageMetadata.billablePromptUsage",
-        (FACTS + "[firebase/vertex-sse-long]",),
-        ("vertex/unary-system-instruction",),
-        divergence="position unknown (only key-sorted recordings show it): last key of the first chunk's usage",
+        "No usageMetadata.billablePromptUsage (0 of 113 Vertex answers of 2025-05..2026-07)",
+        (TRUTH + "test_vertex_unary_answer_has_avg_logprobs", VCR + "test_vertex_answers", FACTS + "[vertex/vcr-"),
+        ("vertex/vcr-*",),
+        divergence="js-genai's 2025-08..12 recordings had it (57 of 60); the emulator follows 2026 "
+        "(golden divergence billable-prompt-usage-2025)",
     ),
     Claim(
-        "vertex-score-logprobs",
+        "vertex-avg-logprobs",
         "generateContent (Vertex)",
-        "candidate `score` and `avgLogprobs`",
+        "Unary candidates carry `avgLogprobs` after finishReason unless a server-side tool is enabled; streams none",
+        (TRUTH + "test_vertex_unary_answer_has_avg_logprobs", VCR + "test_vertex_answers", FACTS + "[vertex/vcr-"),
+        ("vertex/vcr-function-call-round-trip-2026", "vertex/vcr-sse-2026", "vertex/vcr-tool-combination-2026"),
+    ),
+    Claim(
+        "vertex-candidate-score",
+        "generateContent (Vertex)",
+        "candidate `score`",
         (FACTS + "[vertex/unary-system-instruction]",),
         ("vertex/unary-system-instruction",),
-        not_yet="not produced (golden divergences vertex-candidate-score, logprobs-and-ratings-pre-2026)",
+        not_yet="not produced (golden divergence vertex-candidate-score)",
+    ),
+    Claim(
+        "vertex-function-calls",
+        "generateContent (Vertex)",
+        "Function calls without `id` and without `finishMessage`",
+        (TRUTH + "test_vertex_function_call_has_no_finish_message_nor_id", VCR + "test_vertex_answers"),
+        ("vertex/vcr-function-call-round-trip-2026",),
+        divergence="the one 2026-07 Vertex call recorded carries an id (golden divergence vertex-call-id-2026-07)",
     ),
     # --- errors ------------------------------------------------------------------------------------
     Claim(
@@ -268,9 +286,15 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         "unknown-model",
         "errors",
-        "Unknown model: 404 naming the API version and method, with DebugInfo details",
-        (WIRE_ERRORS + "test_unknown_model_names_version_and_method", REPLAY + "[errors/unknown-model]"),
-        ("errors/unknown-model",),
+        "Unknown model: 404 {code, message, status} naming the API version and method (embedContent for a batch), "
+        '"Call ModelService.ListModels"',
+        (
+            WIRE_ERRORS + "test_unknown_model_names_version_and_method",
+            TRUTH + "test_unknown_model_through_the_sdk",
+            VCR + "test_model_not_found_bodies",
+            REPLAY + "[errors/vcr-unknown-model",
+        ),
+        ("errors/vcr-unknown-model-*", "errors/unknown-model"),
     ),
     Claim(
         "retired-model",
@@ -400,5 +424,71 @@ CLAIMS: tuple[Claim, ...] = (
         "The admin reset restarts the caller's recorded conversations (all callers' with `?all=true`)",
         (SEAMS + "test_the_admin_reset_restarts_",),
         source="emulator-only behaviour (no production analogue)",
+    ),
+    # --- issue 13: what other client libraries' recordings show --------------------------------------
+    Claim(
+        "tool-without-arguments",
+        "generateContent",
+        "A function declared with an empty OBJECT as parameters is called (200), Developer and Vertex",
+        (TRUTH + "test_a_tool_without_arguments_is_called", VCR + "test_a_tool_without_arguments_is_answered"),
+        ("conversations/vcr-any-mode-tool-without-arguments", "conversations/vcr-tool-without-arguments-2025"),
+    ),
+    Claim(
+        "after-a-tool-result",
+        "generateContent",
+        "After a function response: mode ANY calls again; JSON output stays schema-valid JSON",
+        (
+            TRUTH + "test_mode_any_after_a_tool_result_calls_again",
+            TRUTH + "test_structured_output_after_a_tool_result_is_json",
+            VCR + "test_after_a_tool_result",
+        ),
+        ("conversations/vcr-any-mode-final-result", "conversations/vcr-json-after-tool-result"),
+    ),
+    Claim(
+        "service-tier-header-unary-only",
+        "generateContent (Developer)",
+        "`X-Gemini-Service-Tier` on unary answers only; streams carry `usageMetadata.serviceTier` without it",
+        (TRUTH + "test_service_tier_header_only_on_unary_developer_answers",),
+        source="issue 13's report of 24 streams of 2026-08 (no capture here shows a post-2026-06 stream's headers)",
+    ),
+    Claim(
+        "embedding-2-usage",
+        "batchEmbedContents / embedContent",
+        "gemini-embedding-2 answers carry usageMetadata (promptTokenDetails in batches, promptTokensDetails on Vertex)",
+        (TRUTH + "test_gemini_embedding_2_batch_reports_usage", VCR + "test_gemini_embedding_2_batch_usage"),
+        ("embeddings/vcr-*",),
+    ),
+    Claim(
+        "retirement-per-backend",
+        "catalogue",
+        "text-embedding-004 retired on the Developer API, still served on Vertex",
+        (TRUTH + "test_text_embedding_004_is_retired_on_developer_only",),
+        ("embeddings/vertex-predict",),
+    ),
+    Claim(
+        "consecutive-call-turns",
+        "generateContent",
+        "Function responses pair with the calls of all consecutive model turns before them",
+        (TRUTH + "test_two_consecutive_call_turns", VCR + "test_consecutive_call_turns"),
+        ("conversations/vcr-consecutive-call-turns",),
+    ),
+    Claim(
+        "lenient-requests",
+        "generateContent",
+        "`tools` as one object accepted; an empty-text prompt counts 1 token; arguments honour `pattern`",
+        (
+            TRUTH + "test_tools_as_a_single_object_is_accepted",
+            TRUTH + "test_an_empty_text_prompt_counts_one_token",
+            TRUTH + "test_synthesized_arguments_honour_pattern",
+        ),
+        ("developer/vcr-empty-text-prompt",),
+    ),
+    Claim(
+        "vertex-models-path",
+        "Vertex",
+        "`projects/P/locations/L/models/x` (google-genai's Vertex path for `models/x`): Vertex's JSON 404",
+        (TRUTH + "test_vertex_models_name_gets_a_json_not_found",),
+        source="no capture of production's answer",
+        divergence="answered 404 NOT_FOUND with the publisher-model wording; publisher models are not served there",
     ),
 )

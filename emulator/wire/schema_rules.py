@@ -9,8 +9,8 @@ function_declarations path with bare property names). JSON Schema fields (`respo
 Where each applies follows where production was seen applying it. "should be non-empty" was quoted only for
 a `response_schema` (browser-use#3786, the source of commit ff9534f that added it); for function
 `parameters` production accepts an empty OBJECT: the 2025-2026 VCR recordings of pydantic-ai and Mirascope
-(../shared/corpus) hold 9 requests declaring `parameters: {"type": "OBJECT", "properties": {}}` (7 Developer,
-2025-12 and undated, 2 Vertex), every one answered 200, and 96 Vertex requests (2026-02..2026-07) with an
+(../shared/corpus) hold 9 requests declaring `parameters: {"type": "OBJECT", "properties": {}}` (8 Developer,
+2025-12 and undated, 1 Vertex), every one answered 200, and 96 Vertex requests (2026-02..2026-07) with an
 empty JSON Schema object in `parametersJsonSchema`, 93 answered 200 (3 refused for an unreachable URL). So a
 function with no arguments is accepted; the rule stays on `responseSchema`.
 """

@@ -220,7 +220,8 @@ class Synthesizer:
         text = self._formatted(str(schema.get("format") or "").lower()) or self._named_text(name)
         pattern = schema.get("pattern")
         if isinstance(pattern, str) and pattern:
-            matched = _matching(pattern, text, self.rng)
+            fits = (max(_int(pick(schema, "minLength"), 0), 0), _int(pick(schema, "maxLength"), -1))
+            matched = _matching(pattern, text, fits)
             if matched is not None:
                 return matched
         low = max(_int(schema.get("minLength"), 0), 0)
@@ -343,13 +344,14 @@ class Synthesizer:
         return round(value, 12) if isinstance(value, float) else value  # 3 * 0.1 is 0.3, not 0.30000000000000004
 
 
-PATTERN_PROBE = 24  # longest candidate a caller's pattern is tried on
+PATTERN_PROBE = 16  # longest candidate a caller's pattern is tried on: 2**16 steps of backtracking at worst
 _PATTERN_MAX = 256  # longer patterns are not tried at all
 _STOCK = ("a1", "A1b2", "abc123", "42", "0", "1.5", "-1", "hello", "Hello", "ABC", "a", "A", "x-1", "2024-01-01")
 
 
-def _matching(pattern: str, text: str, rng: Any) -> str | None:
-    """A short string `re.search(pattern)` accepts, or None (an invalid or unmet pattern)."""
+def _matching(pattern: str, text: str, fits: tuple[int, int] = (0, -1)) -> str | None:
+    """A short string `re.search(pattern)` accepts within (minLength, maxLength; -1: none), or None (an invalid or
+    unmet pattern)."""
     if len(pattern) > _PATTERN_MAX:
         return None
     try:
@@ -362,8 +364,11 @@ def _matching(pattern: str, text: str, rng: Any) -> str | None:
     if built is not None:
         candidates.append(built)
     candidates += _STOCK
+    low, high = fits
     for candidate in candidates:
-        if len(candidate) <= PATTERN_PROBE and compiled.search(candidate):
+        if not low <= len(candidate) <= (PATTERN_PROBE if high < 0 else min(high, PATTERN_PROBE)):
+            continue
+        if compiled.search(candidate):
             return candidate
     return None
 
