@@ -247,7 +247,7 @@ def _vcr_body(side: dict[str, Any], headers: dict[str, str]) -> tuple[bytes | No
 
 def vcr_interactions(data: bytes) -> list[VcrInteraction]:
     """The interactions of a VCR.py cassette."""
-    import yaml  # the `yaml` extra: only the import tools and corpus tests read cassettes
+    import yaml  # type: ignore[import-untyped]  # the `yaml` extra: only the import tools and corpus tests
 
     loaded = yaml.safe_load(data) or {}
     out = []

@@ -21,12 +21,11 @@ schemas in both dialects.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from fractions import Fraction
 import re
-import re._constants as _sre  # the regex parser's own opcodes: `pattern` is met by reading the pattern
-import re._parser as _sre_parser
 from typing import Any
 
 from gemini_emulator.engines.synth.prose import Rng
@@ -39,6 +38,10 @@ MAX_DEPTH = 64  # a hard stop for schemas that require themselves without end (t
 # 4 characters each. Past it arrays stop growing, strings stop at it and further values are null, so a request
 # of a few bytes (minItems: 1e9, or properties that each require the whole schema again) cannot hang the server.
 BUDGET = 65_536 * 4
+
+# The regex parser's own modules (no stubs): `pattern` is met by reading the pattern.
+_sre: Any = importlib.import_module("re._constants")
+_sre_parser: Any = importlib.import_module("re._parser")
 
 _FIRST = ("Alex", "Maria", "Kenji", "Amara", "Lucas", "Priya", "Sofia", "Omar", "Elena", "Tom")
 _LAST = ("Morgan", "Rossi", "Tanaka", "Okafor", "Silva", "Sharma", "Novak", "Haddad", "Berg", "Walsh")
