@@ -148,7 +148,12 @@ def request_schemas(table: dict[str, Any]) -> dict[str, Any]:
     generate = schemas["GenerateContentRequest"]
     schemas["GenerateContentRequestBody"] = generate | {
         "description": "generateContent and streamGenerateContent: contents present, every turn with parts",
-        "properties": generate["properties"] | {"contents": turns},
+        "properties": generate["properties"]
+        | {
+            "contents": turns,
+            # one Tool is accepted as the whole list (validate.py: production accepted it in 2025)
+            "tools": {"anyOf": [generate["properties"]["tools"], generate["properties"]["tools"]["items"]]},
+        },
         "required": ["contents"],
     }
     count = schemas["CountTokensRequest"]

@@ -206,9 +206,10 @@ class _Walker:
             kind = spec.kind
             if spec.repeated:
                 sub = f"{path}.{spec.proto}" if path else spec.proto
-                if kind == "message" and type(item) is dict:
-                    # One message where a list is due is that list's only element: production accepted
-                    # `tools` as a single object (2 pydantic-ai VCR recordings, Developer, 2025).
+                if key == "tools" and not path and type(item) is dict:
+                    # One Tool where the list is due is the list's only element: production accepted `tools`
+                    # as a single object (2 pydantic-ai VCR recordings, Developer, 2025). Only `tools` is
+                    # evidenced; other repeated fields keep production's invalid-value 400.
                     item = value[key] = [item]
                 elif not isinstance(item, list):
                     self.violations.append(errors.invalid_value(sub, self._type_name(spec), _show(item)))
