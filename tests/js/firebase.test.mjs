@@ -6,7 +6,7 @@ import {
   } from 'firebase/ai';
 import {
   BASE, MISSING_MODEL, MODEL, PROMPTS, WEATHER_RESULT, assertChatHistory,
-  assertPerson, assertUsesWeather, assertWeatherArgs, assertWeatherRoundTrip, journal, matrix, newKey,
+  assertPerson, assertWeatherArgs, assertWeatherRoundTrip, journal, matrix, newKey,
 } from './harness.mjs';
 
 const PROJECT = 'demo-project';
@@ -81,7 +81,9 @@ for (const [backendName, backend, prefix] of VARIANTS) {
       assert.equal(call.name, 'get_weather');
       assertWeatherArgs(call.args);
       const second = await chat.sendMessage([{ functionResponse: { name: call.name, response: WEATHER_RESULT } }]);
-      assertUsesWeather(second.response.text());
+      // The model's toolConfig keeps mode ANY on the second turn too: production calls again after a tool
+      // result (18 of 18 VCR recordings, docs/conformance.md issue 13), here its only function.
+      assert.deepEqual(second.response.functionCalls().map((c) => c.name), ['get_weather']);
       await assertWeatherRoundTrip(key);
     },
 
