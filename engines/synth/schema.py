@@ -223,7 +223,7 @@ class Synthesizer:
         text = self._formatted(str(schema.get("format") or "").lower()) or self._named_text(name)
         pattern = schema.get("pattern")
         if isinstance(pattern, str) and pattern:
-            fits = (max(_int(pick(schema, "minLength"), 0), 0), _int(pick(schema, "maxLength"), -1))
+            fits = (max(_int(schema.get("minLength"), 0), 0), _int(schema.get("maxLength"), -1))
             matched = _matching(pattern, text, fits)
             if matched is not None:
                 return matched
