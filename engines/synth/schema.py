@@ -24,8 +24,8 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from fractions import Fraction
 import re
+from fractions import Fraction
 from typing import Any
 
 from gemini_emulator.engines.synth.prose import Rng
