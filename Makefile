@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 PORT ?=
 ARGS ?=
 
-.PHONY: help run test test-fast lint bench fuzz sdk-matrix container-test conformance captures clean
+.PHONY: help run test test-fast lint bench fuzz sdk-matrix container-test conformance captures redteam clean
 .DEFAULT_GOAL := help
 
 help:  ## list the targets with what each does

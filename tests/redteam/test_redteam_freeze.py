@@ -56,6 +56,7 @@ def test_patterns_re2_cannot_run_are_refused_naming_the_entry(http: httpx.Client
     assert http.get(f"{ADMIN}/script").json()["entries"] == []
 
 
+@pytest.mark.slow  # over a second: left out of make test-fast
 def test_a_20_mib_prompt_of_stop_words_costs_what_any_prompt_costs(http: httpx.Client) -> None:
     """Zero-config topic picking read every word of the prompt looking for three that are not stop words."""
     size = 20 * 1024 * 1024 - 4096
@@ -66,6 +67,7 @@ def test_a_20_mib_prompt_of_stop_words_costs_what_any_prompt_costs(http: httpx.C
     assert stop_s < plain_s + 0.5 and listing_s < plain_s + 0.5, (plain_s, stop_s, listing_s)
 
 
+@pytest.mark.slow  # over a second: left out of make test-fast
 def test_500_request_matchers_serialise_the_body_once(http: httpx.Client) -> None:
     entries = [{"match": {"request": f"needle-{i}"}, "text": str(i)} for i in range(500)]
     assert http.post(f"{ADMIN}/script", json=entries).is_success

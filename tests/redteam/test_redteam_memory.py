@@ -94,6 +94,7 @@ def test_the_journal_byte_budget_evicts_the_biggest(http: httpx.Client, running:
         journal.max_bytes = 256 << 20
 
 
+@pytest.mark.slow  # over a second: left out of make test-fast
 def test_admin_bodies_have_the_apis_limit_and_deadline(running: RunningEmulator) -> None:
     """A 400 MiB body was read whole, and a stalled one held forever."""
     sock = raw_request(
@@ -142,6 +143,7 @@ def _half_heads(url: str, count: int) -> list[socket.socket]:
     return socks
 
 
+@pytest.mark.slow  # over a second: left out of make test-fast
 def test_connections_that_never_finish_their_head_are_closed() -> None:
     served = spawn(env={"GEMINI_EMULATOR_HEADER_TIMEOUT": "1", "PATH": "/usr/bin:/bin"})
     try:
@@ -160,6 +162,7 @@ def _limit_files(limit: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
 
+@pytest.mark.slow  # over a second: left out of make test-fast
 def test_idle_connections_cannot_lock_callers_out_or_flood_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
     """1,100 half-open connections under ulimit -n 1024: unreachable, and 170 MB of accept-error tracebacks."""
     import served as served_module

@@ -53,6 +53,7 @@ def _corpus_prefix(matrix: ModuleType) -> str:
     return next(p for c in matrix.CLAIMS for p in c.tests if "test_printers_bytes.py::test_pretty_reproduces" in p)
 
 
+@pytest.mark.slow  # over a second: left out of make test-fast
 def test_a_corpus_skip_reaches_the_report_with_its_reason(tmp_path: Path, matrix: ModuleType) -> None:
     (tmp_path / "test_corpus_skip.py").write_text(CORPUS_TEST)
     out = tmp_path / "results.json"

@@ -65,6 +65,7 @@ def test_a_body_that_stalls_gets_a_408_envelope_after_the_timeout(server: Served
     assert waited >= TIMEOUT_S  # never before its deadline (the sweep may add up to a second after it)
 
 
+@pytest.mark.slow  # over a second: left out of make test-fast
 def test_a_body_trickling_in_past_the_timeout_is_cut_off_too(server: Served) -> None:
     """The deadline bounds the whole body, so a sender cannot hold a request open a byte at a time."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=BOUND_S) as sock:
