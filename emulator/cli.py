@@ -187,6 +187,7 @@ def banner(settings: Settings) -> str:
             "  Vertex AI      /{v1,v1beta1}/projects/{p}/locations/{l}/publishers/google/models/{model}:{method}",
             "                 /{v1,v1beta1}/publishers/google/models/{model}:{method} (express mode)",
             "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
+            "  OpenAI compat  /v1beta/openai/ (chat/completions, embeddings, models; the bearer token is the key)",
             "  Admin          /__emulator/ (health, script, journal; GET /__emulator/openapi.json)"
             + _admin_note(settings),
             f"  Inspector      {url}/__emulator/inspector (live requests and responses, script entries, namespaces)",
@@ -197,6 +198,7 @@ def banner(settings: Settings) -> str:
             f"  firebase/ai       getGenerativeModel(ai, {{model}}, {{baseUrl: '{url}'}})",
             f"  @ai-sdk/google    createGoogleGenerativeAI({{baseURL: '{url}/v1beta'}})",
             f"  LangChain (JS)    new ChatGoogleGenerativeAI({{model, baseUrl: '{url}'}})",
+            f"  openai            OpenAI(base_url='{url}/v1beta/openai/', api_key='any')",
         ]
     )
 

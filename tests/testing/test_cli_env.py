@@ -145,7 +145,7 @@ def test_the_banner_says_where_and_how_and_its_eval_line_works():
     )
     try:
         lines = []
-        while not lines or not lines[-1].startswith("  LangChain"):
+        while not lines or not lines[-1].startswith("  openai "):
             line = server.stdout.readline()
             assert line, f"the server exited before its banner ended: {lines}"
             lines.append(line.rstrip("\n"))
@@ -153,9 +153,10 @@ def test_the_banner_says_where_and_how_and_its_eval_line_works():
         assert lines[0].startswith(f"gemini-emulator 0.1.0 listening on 127.0.0.1:{port}, engine scripted")
         for text in ("/{v1,v1beta}/models/", "/{v1,v1beta1}/projects/{p}/locations/{l}/", "/v1beta/projects/{p}/"):
             assert text in banner
-        for sdk in ("google-genai", "@google/genai", "firebase/ai", "@ai-sdk/google", "LangChain"):
+        for sdk in ("google-genai", "@google/genai", "firebase/ai", "@ai-sdk/google", "LangChain", "openai"):
             assert f"\n  {sdk} " in banner
         assert f"createGoogleGenerativeAI({{baseURL: 'http://127.0.0.1:{port}/v1beta'}})" in banner
+        assert f"OpenAI(base_url='http://127.0.0.1:{port}/v1beta/openai/'" in banner and "/v1beta/openai/ (" in banner
         eval_line = next(line for line in lines if "eval" in line).split("#")[0].strip()
         assert eval_line == f'eval "$(gemini-emulator env --port {port})"'
 
