@@ -278,6 +278,15 @@ def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest])
         raise
 
 
+def engine_answer(
+    ctx: Context, target: Target, model: str, body: dict[str, Any], record: Record
+) -> dict[str, Any] | None:
+    """The engine's own answer (MethodAnswerer) to a method the wire computes, asked as the native path asks it:
+    `body` as sent, `model` the catalogue id serving it. None when the engine has none."""
+    probe = dataclasses.replace(_probe(target, body, body, record.namespace, stream=False), model=model)
+    return _engine_answer(ctx, probe, record)
+
+
 def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict[str, Any] | None:
     """The engine's own answer to a method the wire computes (MethodAnswerer), or None."""
     if not isinstance(ctx.engine, MethodAnswerer):

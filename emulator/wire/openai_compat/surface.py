@@ -77,21 +77,36 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
 
 
 def _embeddings(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
+    """An embeddings call as the native batchEmbedContents call google-genai sends (the model repeated in each
+    request, as the SDK writes it), so an engine that answers methods itself (a replay recording) is asked first,
+    as the native path asks it; else the wire computes it with the engine's vectors."""
     asked = translate.embeddings(body)
     record.model = asked.model
     model = ctx.catalogue.resolve(asked.model, "embedContent", target.version, DEVELOPER)
-    if not isinstance(ctx.engine, Embedder):
-        raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
-    requests: list[dict[str, Any]] = [{"content": {"parts": [{"text": t}]}} for t in asked.texts]
+    requests: list[dict[str, Any]] = [
+        {"content": {"parts": [{"text": t}]}, "model": "models/" + asked.model} for t in asked.texts
+    ]
     if asked.dimensions is not None:
         for one in requests:
             one["outputDimensionality"] = asked.dimensions
     native = {"requests": requests}
-    batch = Target("call", DEVELOPER, target.family, target.version, "models/" + model, "batchEmbedContents")
-    answer = embeddings.answer(ctx.engine, batch, model, native)
-    vectors = [e["values"] for e in answer["embeddings"]]
+    batch = Target("call", DEVELOPER, target.family, target.version, "models/" + asked.model, "batchEmbedContents")
+    answer = handlers.engine_answer(ctx, batch, model, native, record)
+    if answer is None:
+        if not isinstance(ctx.engine, Embedder):
+            raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
+        answer = embeddings.answer(ctx.engine, batch, model, native)
     used = sum(tokens.count_text(t) for t in asked.texts)
-    return _json(printing.embedding_list(vectors, asked.model, asked.base64, used))
+    return _json(printing.embedding_list(_vectors(answer), asked.model, asked.base64, used))
+
+
+def _vectors(answer: dict[str, Any]) -> list[list[float]]:
+    """The vectors of a native batchEmbedContents answer; an answer of another shape (a recording of another
+    method) cannot be printed as OpenAI's list."""
+    found = answer.get("embeddings")
+    if not isinstance(found, list) or not all(isinstance(e, dict) and isinstance(e.get("values"), list) for e in found):
+        raise errors.not_implemented("OpenAI embeddings from an engine answer without embeddings[].values")
+    return [e["values"] for e in found]
 
 
 async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
