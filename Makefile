@@ -39,7 +39,7 @@ test: $(STAMP)  ## lint, then the whole suite against real servers on loopback; 
 
 test-fast: $(STAMP)  ## lint, then the suite less fuzz, stress, JS SDKs, browser, container and slow tests (under a minute)
 	$(BIN)/ruff check
-	$(BIN)/pytest -q --fast
+	$(BIN)/pytest -q --fast -n 4  # four pytest-xdist workers: most of the time is waiting on sockets and subprocesses
 
 conformance: $(STAMP)  ## the whole suite, then docs/conformance-matrix.md regenerated from its results (needs ../shared/corpus)
 	$(BIN)/pytest -q --conformance-results=$(CONFORMANCE); status=$$?; \
