@@ -6,14 +6,12 @@ types, model, then the request's own rules.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
 
 from starlette.responses import Response
-from starlette.types import Receive
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.config import Settings
@@ -36,6 +34,7 @@ from gemini_emulator.wire import (
     model_rules,
     responses,
     schema_rules,
+    sending,
     tool_rules,
     validate,
 )
@@ -136,14 +135,14 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         gen, builder, extra, answer = start_generation(ctx, target, model, body, record.namespace, bool(mode), sent)
         if not mode:
             try:
-                chunk, *others = await until_hang_up(request.receive, _collect(answer))
+                chunk, *others = await sending.until_hang_up(request.receive, _collect(answer))
             finally:
                 record.entry = gen.notes.get("entry")
             body = builder.build(chunk, final=True, stream=False, siblings=others)
             return _unary(body, chunk, target, int_enums, _answer_headers(extra, chunk.headers))
         chunks = _built(answer, builder, target, int_enums, extra)
         try:
-            first = await until_hang_up(request.receive, anext(chunks, None))
+            first = await sending.until_hang_up(request.receive, anext(chunks, None))
         finally:
             record.entry = gen.notes.get("entry")
         if first is None:  # an engine that yielded nothing still gets a well-formed, finished stream
@@ -189,42 +188,6 @@ def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace:
     """The catalogue id serving a generate call (or the model as written, for an engine that serves it)."""
     model, _ = _resolve(ctx, target, lambda: _probe(target, body, body, namespace, stream))
     return model
-
-
-T = TypeVar("T")
-
-
-async def until_hang_up(receive: Receive, work: Awaitable[T]) -> T:
-    """`work` (an engine producing its answer: a scripted delay, a slow upstream), given up with errors.cancelled()
-    as soon as the client hangs up, instead of running on for nobody. The body has been read: the next ASGI message
-    is the disconnect."""
-    task = asyncio.current_task()
-    assert task is not None
-    hung_up = finished = False
-
-    def stop(watch: asyncio.Future[Any]) -> None:
-        nonlocal hung_up
-        if not finished and not watch.cancelled() and watch.exception() is None:
-            hung_up = True
-            task.cancel()
-
-    watch = asyncio.ensure_future(_disconnect(receive))
-    watch.add_done_callback(stop)
-    try:
-        return await work
-    except asyncio.CancelledError:
-        if not hung_up:
-            raise
-        task.uncancel()
-        raise errors.cancelled() from None
-    finally:
-        finished = True
-        watch.cancel()
-
-
-async def _disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
 
 
 def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:

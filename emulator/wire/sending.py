@@ -9,12 +9,14 @@ every StreamingResponse down that path; it was a tenth of a streamed answer's CP
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from gemini_emulator.protocol import errors
 from gemini_emulator.wire.incoming import RawHeaders
 
 
@@ -78,3 +80,34 @@ class Stream(StreamingResponse):
 async def _hang_up(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+T = TypeVar("T")
+
+
+async def until_hang_up(receive: Receive, work: Awaitable[T]) -> T:
+    """`work` (an engine producing its answer: a scripted delay, a slow upstream), given up with errors.cancelled()
+    as soon as the client hangs up, instead of running on for nobody. The body has been read: the next ASGI message
+    is the disconnect."""
+    task = asyncio.current_task()
+    assert task is not None
+    hung_up = finished = False
+
+    def stop(watch: asyncio.Future[Any]) -> None:
+        nonlocal hung_up
+        if not finished and not watch.cancelled() and watch.exception() is None:
+            hung_up = True
+            task.cancel()
+
+    watch = asyncio.ensure_future(_hang_up(receive))
+    watch.add_done_callback(stop)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if not hung_up:
+            raise
+        task.uncancel()
+        raise errors.cancelled() from None
+    finally:
+        finished = True
+        watch.cancel()
