@@ -20,13 +20,12 @@ from typing import Any
 import orjson
 
 from gemini_emulator.protocol import errors, tokens
+from gemini_emulator.protocol.limits import MAX_EMBEDDING_DIMENSIONS
 from gemini_emulator.protocol.routes import VERTEX, Target
 from gemini_emulator.seam import Embedder
 
 MAX_BATCH = 100
-# The largest vector production's embedding models give (gemini-embedding-001 and -2: 3072 dimensions). A larger
-# outputDimensionality is refused with a 400 whose wording is a guess (no capture of it; docs/conformance.md).
-MAX_DIMENSIONS = 3072
+MAX_DIMENSIONS = MAX_EMBEDDING_DIMENSIONS  # past it: a 400 (protocol/limits.py)
 
 
 def _text(content: Any, path: str = "content") -> str:

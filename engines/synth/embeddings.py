@@ -11,9 +11,11 @@ import hashlib
 import math
 import re
 
+from gemini_emulator.protocol.limits import MAX_EMBEDDING_DIMENSIONS
+
 _WORD = re.compile(r"[a-z0-9]{2,}")
 SLOTS = 8  # dimensions each word touches
-MAX_DIMENSIONS = 3072  # the largest production gives; the wire refuses more, and a direct caller gets at most this
+MAX_DIMENSIONS = MAX_EMBEDDING_DIMENSIONS  # the wire refuses more; a direct caller gets at most this
 DEFAULT_DIMENSIONS = {"gemini-embedding-001": 3072, "gemini-embedding-2": 3072, "text-embedding-004": 768}
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.protocol import errors
+from gemini_emulator.protocol.limits import MAX_EMBEDDING_DIMENSIONS
 
 # Request fields this surface reads, and those it accepts and ignores (OpenAI fields Gemini has no use for).
 _READ = frozenset(
@@ -78,7 +79,7 @@ _DATA_URL = re.compile(r"data:(?P<mime>[\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*;base64
 _AUDIO_MIME = {"wav": "audio/wav", "mp3": "audio/mp3"}
 _EXT_MIME = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp", "gif": "image/gif"}
 MAX_N = 8  # production's candidateCount ceiling
-MAX_DIMENSIONS = 3072  # gemini-embedding-001's full size: the largest embedding production returns
+MAX_DIMENSIONS = MAX_EMBEDDING_DIMENSIONS  # the largest embedding production returns (protocol/limits.py)
 
 
 @lru_cache(maxsize=512)
