@@ -130,6 +130,24 @@ def test_a_hang_up_during_a_scripted_delay_is_noticed(http: httpx.Client, path: 
     assert record[0]["status"] == 499
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["unary", "stream"])
+def test_a_hang_up_during_a_delay_is_noticed_on_the_openai_surface(
+    http: httpx.Client, stream: bool, running: RunningEmulator
+) -> None:
+    """The OpenAI-compatible surface shares the native path's hang-up watch (its chat completions waited it out)."""
+    key = f"hangs-up-compat-{stream}"
+    h = {"x-goog-api-key": key}
+    assert http.post(f"{ADMIN}/script", headers=h, json={"text": "late", "delayMs": 120_000}).is_success
+    chat = {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "stream": stream}
+    head = post_head("/v1beta/openai/chat/completions", httpx.Request("POST", "/", json=chat).content, key)
+    head = head.replace(f"x-goog-api-key: {key}".encode(), f"authorization: Bearer {key}".encode())
+    sock = raw_request(running.url, head)
+    within(5, lambda: http.get(f"{ADMIN}/journal", headers=h).json()["records"])
+    sock.close()
+    record = within(5, lambda: [r for r in http.get(f"{ADMIN}/journal", headers=h).json()["records"] if r["status"]])
+    assert record[0]["status"] == 499
+
+
 def test_delays_are_capped(http: httpx.Client) -> None:
     for key in ("delayMs", "chunkDelayMs"):
         response = http.post(f"{ADMIN}/script", json={"text": "x", key: 300_001})

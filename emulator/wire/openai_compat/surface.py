@@ -17,13 +17,14 @@ from typing import Any
 
 import orjson
 from starlette.responses import Response
+from starlette.types import Receive
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors, tokens
 from gemini_emulator.protocol.headers import BASE_HEADERS
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.seam import Chunk, Embedder
-from gemini_emulator.wire import auth, embeddings, faults, handlers, validate
+from gemini_emulator.wire import auth, embeddings, faults, handlers, sending, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.openai_compat import printing, translate
 from gemini_emulator.wire.sending import Body, Stream
@@ -71,7 +72,7 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
         record.body = body
         if target.method == "embeddings":
             return _embeddings(ctx, target, body, record)
-        return await _chat(ctx, target, body, record)
+        return await _chat(ctx, target, body, record, request.receive)
     except errors.ApiError as error:
         return error_response(printing.compat_error(error))
 
@@ -109,7 +110,9 @@ def _vectors(answer: dict[str, Any]) -> list[list[float]]:
     return [e["values"] for e in found]
 
 
-async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
+async def _chat(
+    ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record, receive: Receive
+) -> Response:
     chat = translate.chat(body)
     record.model = chat.model
     record.body = chat.native  # journaled as the native request it became: the journal's helpers read it alike
@@ -123,14 +126,14 @@ async def _chat(ctx: handlers.Context, target: Target, body: dict[str, Any], rec
     created = int(time.time())
     if not chat.stream:
         try:
-            chunk, *others = await handlers.collect(answer)
+            chunk, *others = await sending.until_hang_up(receive, handlers.collect(answer))
         finally:
             record.entry = gen.notes.get("entry")
         built = builder.build(chunk, final=True, stream=False, siblings=others)
         return _unary(printing.completion(built, chat.model, created), chunk)
     bodies = handlers.built(answer, builder, call, False, {})
     try:
-        first = await anext(bodies, None)
+        first = await sending.until_hang_up(receive, anext(bodies, None))  # a hang-up during a delay ends it
     finally:
         record.entry = gen.notes.get("entry")
     if first is None:
