@@ -40,8 +40,8 @@ def test_reading_makes_no_namespace(http: httpx.Client, running: RunningEmulator
 
 
 def test_the_namespace_header_is_capped(http: httpx.Client) -> None:
-    # 8,000 characters: far over our 128-character cap, but under h11's 16 KiB incomplete-event limit. A 60,000-character
-    # header was refused by h11 itself ("Invalid HTTP request received.") whenever the request arrived in two reads.
+    # 8,000 characters: far over our 128-character cap, but under h11's 16 KiB incomplete-event limit. A header of
+    # 60,000 was refused by h11 itself ("Invalid HTTP request received.") whenever the request came in two reads.
     long = {"x-goog-api-key": "k", "x-emulator-namespace": "n" * 8_000}
     for response in (http.post(GENERATE, headers=long, json=body("hi")), http.get(f"{ADMIN}/script", headers=long)):
         assert response.status_code == 400 and "x-emulator-namespace" in response.json()["error"]["message"]

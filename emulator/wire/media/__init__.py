@@ -1,0 +1,2 @@
+"""Generation surfaces beyond text: Imagen and Veo (predict, predictLongRunning), the Interactions API and
+computeTokens."""
