@@ -19,6 +19,7 @@ from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_en
 from gemini_emulator.wire import auth, handlers
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.openai_compat import surface as openai_compat
+from gemini_emulator.wire.resources import caches
 
 log = logging.getLogger("gemini_emulator")
 
@@ -68,6 +69,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     ctx = handlers.Context(settings, engine)
     journal = Journal(settings.journal_cap)
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
+    admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
 
     admin_prefix = PREFIX.encode()
 
@@ -87,6 +89,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await handlers.call(ctx, incoming, target, record)
             elif target.action == "openai":
                 response = await openai_compat.dispatch(ctx, incoming, target, record)
+            elif target.action == "cachedContents":
+                response = await caches.serve(ctx, incoming, target, record)
             else:
                 record.namespace = auth.caller_namespace(incoming.headers, incoming.query, settings.admin_token)
                 record.rpc, record.model = target.action, target.model

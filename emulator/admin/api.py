@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from starlette.requests import Request
@@ -138,8 +138,20 @@ def _size(item: Any, sizes: dict[int, int]) -> int:
     return len(item) if isinstance(item, str) else 1
 
 
+class Resources(Protocol):
+    """One kind of Gemini resource (cached contents, batches, files...) as the admin API shows it: what a
+    namespace (None: every namespace) holds, one removed by name, a namespace's (or all) forgotten."""
+
+    def summaries(self, namespace: str | None) -> list[dict[str, Any]]: ...
+
+    def remove(self, namespace: str, name: str) -> bool: ...
+
+    def reset(self, namespace: str | None = None) -> None: ...
+
+
 class Admin:
-    """Admin endpoints over the engine's script book (None: an engine that takes no script) and the journal."""
+    """Admin endpoints over the engine's script book (None: an engine that takes no script), the journal and
+    the resource stores (`resources`, by collection name: filled in by the app)."""
 
     def __init__(
         self,
@@ -155,6 +167,7 @@ class Admin:
         self.journal = journal
         self.guard = AdminGuard(settings)
         self.bodies = bodies or BodyReader(settings.max_body_bytes, settings.body_timeout)
+        self.resources: dict[str, Resources] = {}
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -169,6 +182,8 @@ class Admin:
             ("DELETE", "/script"): self.clear_script,
             ("PUT", "/strict"): self.set_strict,
             ("POST", "/reset"): self.reset,
+            ("GET", "/resources"): self.list_resources,
+            ("DELETE", "/resources"): self.remove_resource,
             ("GET", "/journal"): self.read_journal,
             ("DELETE", "/journal"): self.clear_journal,
         }
@@ -303,6 +318,8 @@ class Admin:
                 self.store.reset()
             if isinstance(engine, Resettable):
                 engine.reset(None)
+            for resources in self.resources.values():
+                resources.reset(None)
             self.journal.clear()
             return _json({"reset": "all"})
         name = self._namespace(request)
@@ -310,8 +327,43 @@ class Admin:
             self.store.reset(name)
         if isinstance(engine, Resettable):
             engine.reset(name)
+        for resources in self.resources.values():
+            resources.reset(name)
         self.journal.clear(name)
         return _json({"reset": name})
+
+    # --- resources -------------------------------------------------------------------------------
+
+    async def list_resources(self, request: Request) -> Response:
+        """The caller's cached contents, batches... (every namespace's without a credential); ?kind= one kind."""
+        asked = self._namespace(request)
+        name = None if asked == SHARED else asked
+        kind = request.query_params.get("kind")
+        if kind is not None and kind not in self.resources:
+            raise errors.ApiError(400, f"kind: expected one of {', '.join(sorted(self.resources))}")
+        shown = {k: r.summaries(name) for k, r in sorted(self.resources.items()) if kind in (None, k)}
+        return _json({"namespace": name, "resources": shown})
+
+    async def remove_resource(self, request: Request) -> Response:
+        """Remove one of the caller's resources by its name (?name=cachedContents/abc); without a name, all of
+        them (every namespace's without a credential)."""
+        if "name" not in request.query_params:
+            asked_space = self._namespace(request)
+            space = None if asked_space == SHARED else asked_space
+            for resources in self.resources.values():
+                resources.reset(space)
+            return _json({"namespace": space, "removed": "all"})
+        asked = request.query_params.get("name", "")
+        kind = asked.split("/", 1)[0] if "/" in asked else ""
+        if kind.startswith("projects"):  # a Vertex name: projects/P/locations/L/cachedContents/ID
+            kind = asked.split("/")[4] if asked.count("/") >= 5 else ""
+        resources = self.resources.get(kind)
+        if resources is None:
+            raise errors.ApiError(400, f"name: expected a resource name ({', '.join(sorted(self.resources))}/...)")
+        namespace = self._namespace(request)
+        if not resources.remove(namespace, asked):
+            raise errors.ApiError(404, f"no {asked} in namespace {namespace}")
+        return _json({"namespace": namespace, "removed": asked})
 
     # --- journal ---------------------------------------------------------------------------------
 
@@ -383,7 +435,13 @@ OPENAPI: dict[str, Any] = {
                 schema="Strict",
             )
         },
-        f"{PREFIX}/reset": {"post": _op("Reset the caller's namespace (script and journal); ?all=true for all")},
+        f"{PREFIX}/reset": {
+            "post": _op("Reset the caller's namespace (script, journal, resources); ?all=true for all")
+        },
+        f"{PREFIX}/resources": {
+            "get": _op("The caller's resources (cached contents, batches...); every namespace's without a credential"),
+            "delete": _op("Remove one of the caller's resources (?name=cachedContents/ID), or all of them"),
+        },
         f"{PREFIX}/journal": {
             "get": _op("A page of journal records; query: namespace, model, rpc, since, limit; `next` reads on"),
             "delete": _op("Clear the caller's journal records (all without a credential)"),

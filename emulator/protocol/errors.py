@@ -163,6 +163,53 @@ def vertex_registry_model_not_found(project: str, location: str, model: str) -> 
     )
 
 
+# --- cached contents (docs/conformance.md, "Cached contents") -------------------------------------------------
+# A public probe record of production (2026-09-07, curl against generativelanguage.googleapis.com: "Prompt caching
+# probes") gives the Developer API's texts; the Firebase Vertex fixtures (vertexai/unary-failure-*context-cache*)
+# Vertex's.
+
+CACHE_WITH_REQUEST_CONFIG = (
+    "CachedContent can not be used with GenerateContent request setting system_instruction, tools or tool_config."
+    "\n\nProposed fix: move those values to CachedContent from GenerateContent request."
+)
+CACHE_NOT_FOUND = "CachedContent not found (or permission denied)"
+
+
+def cache_with_request_config() -> ApiError:
+    """systemInstruction, tools or toolConfig sent beside cachedContent (probe: the same text for each)."""
+    return ApiError(400, CACHE_WITH_REQUEST_CONFIG)
+
+
+def cache_not_found(backend: str, name: str) -> ApiError:
+    """A missing, expired, deleted or another caller's cache: Developer 403 (probe: generate and GET alike),
+    Vertex 404 naming the id (Firebase fixture unary-failure-context-cache-not-found.json)."""
+    if backend == "developer":
+        return ApiError(403, CACHE_NOT_FOUND)
+    return ApiError(404, f"Not found: cache content metadata {name.rsplit('/', 1)[-1]}.")
+
+
+def cache_name_invalid(name: str) -> ApiError:
+    """A cachedContent that is no cache's name (Firebase fixture unary-failure-invalid-context-cache-id.json)."""
+    return ApiError(400, f"Invalid CachedContent name: {name}.")
+
+
+def cache_model_mismatch() -> ApiError:
+    """Firebase fixture unary-failure-context-cache-model-doesnt-match.json (Vertex; the Developer API's text is
+    not captured and is taken to be the same)."""
+    return ApiError(400, "Cached content model does not match the model in the request.")
+
+
+def cache_too_small(total: int, minimum: int) -> ApiError:
+    """A create below the model's minimum (probe, and litellm#17696 quoting production)."""
+    return ApiError(400, f"Cached content is too small. total_token_count={total}, min_total_token_count={minimum}")
+
+
+def oneof_already_set(oneof: str, name: str) -> ApiError:
+    """Two members of one oneof (ttl and expireTime): ESF's wording (best-known)."""
+    violation = (None, f"Invalid JSON payload received. Oneof field '{oneof}' is already set. Cannot set '{name}'")
+    return payload_violations([violation])
+
+
 # --- request validation [wire-facts §9; public issue threads quoting production] ---------------
 
 INVALID_ARGUMENT = "Request contains an invalid argument."

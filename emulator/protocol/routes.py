@@ -9,6 +9,9 @@ Firebase AI     /v1beta/projects/{p}/models/{model}:{method}                    
                 /v1beta/projects/{p}/locations/{l}/publishers/google/models/{m}:{method}  (Vertex backend)
 OpenAI compat   POST /v1beta/openai/{chat/completions,embeddings}   GET /v1beta/openai/models[/{model}]
                 (action "openai"; `method` names the operation; served by gemini_emulator.wire.openai_compat)
+Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locations/{l}/cachedContents[/{id}]
+                /{ver}/batches[/{id}[:cancel]]   (action "cachedContents" or "batches"; `method` the verb:
+                create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
 
 `match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404). That includes a
 Firebase Vertex path whose location is no region at all: production's front end answered
@@ -33,6 +36,7 @@ KNOWN_METHODS = SERVED_METHODS | frozenset(
         "predict",
         "predictLongRunning",
         "batchGenerateContent",
+        "asyncBatchEmbedContent",
         "countTextTokens",
     }
 )
@@ -59,6 +63,7 @@ class Target:
     method: str = ""
     project: str = ""
     location: str = ""
+    resource: str = ""  # a resource's id (cachedContents/{resource}, batches/{resource})
 
     @property
     def uses_oauth(self) -> bool:
@@ -159,9 +164,60 @@ def _openai(http_method: str, rest: str) -> Target | None:
     return None
 
 
+# Resource collections: (pattern, backend, family, collection); the verb comes from the HTTP method.
+_RESOURCE_RULES: list[tuple[re.Pattern[str], str, str, str]] = [
+    (
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/cachedContents(?:/(?P<resource>{_SEG}))?/?$"),
+        DEVELOPER,
+        "developer",
+        "cachedContents",
+    ),
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/cachedContents(?:/(?P<resource>{_SEG}))?/?$"
+        ),
+        VERTEX,
+        "vertex",
+        "cachedContents",
+    ),
+    (
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/batches(?:/(?P<resource>{_SEG})(?P<cancel>:cancel)?)?/?$"),
+        DEVELOPER,
+        "developer",
+        "batches",
+    ),
+]
+_COLLECTION_VERBS = {"POST": "create", "GET": "list", "HEAD": "list"}
+_ITEM_VERBS = {"GET": "get", "HEAD": "get", "PATCH": "patch", "DELETE": "delete"}
+
+
+def _resource(http_method: str, path: str) -> Target | None:
+    for pattern, backend, family, collection in _RESOURCE_RULES:
+        m = pattern.match(path)
+        if m is None:
+            continue
+        groups = _groups(m)
+        cancel = groups.pop("cancel", "")
+        if cancel:
+            verb = "cancel" if http_method == "POST" else ""
+        elif "resource" in groups:
+            verb = _ITEM_VERBS.get(http_method, "")
+        else:
+            verb = _COLLECTION_VERBS.get(http_method, "")
+        if collection == "batches" and verb in ("create", "patch"):
+            verb = ""  # a batch is made through models/{m}:batchGenerateContent
+        return Target(collection, backend, family, method=verb, **groups) if verb else None
+    return None
+
+
 def _match(http_method: str, path: str) -> Target | None:
     if path.startswith(OPENAI_PREFIX):
         return _openai(http_method, path[len(OPENAI_PREFIX) :])
+    if "/cachedContents" in path or "/batches" in path:
+        found = _resource(http_method, path)
+        if found is not None:
+            return found
     if http_method == "POST":
         for pattern, backend, family in _POST_RULES:
             m = pattern.match(path)

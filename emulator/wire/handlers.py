@@ -26,6 +26,7 @@ from gemini_emulator.seam import (
     MethodAnswerer,
     ModelServer,
 )
+from gemini_emulator.stores.caches import CacheStore
 from gemini_emulator.wire import (
     auth,
     catalogue,
@@ -41,6 +42,7 @@ from gemini_emulator.wire import (
 from gemini_emulator.wire.bodies import BodyReader
 from gemini_emulator.wire.draining import Drain
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.resources import cached
 from gemini_emulator.wire.sending import Body, Stream
 
 _MESSAGE_FOR = {
@@ -65,6 +67,7 @@ class Context:
         self.catalogue = catalogue.load()
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
+        self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
 
 
 def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:
@@ -127,7 +130,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             if refused is not None:  # the engine vouched for the model but has no answer after all
                 raise refused
         if target.method == "countTokens":
-            return _count_tokens(target, body, int_enums)
+            return _count_tokens(ctx, target, model, body, record.namespace, int_enums)
         if target.method in EMBEDDING_METHODS:
             if not isinstance(ctx.engine, Embedder):
                 raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
@@ -273,9 +276,15 @@ def _generate_request(
     contents = validate.check_contents(body.get("contents"))
     system = body.get("systemInstruction")
     tools = body.get("tools") or []
+    tool_config = body.get("toolConfig")
+    cache = cached.resolve(ctx.caches, target, model, body, namespace)
     usage = _usage(target, contents, system, tools)
     if not usage.prompt:  # an empty-text prompt still reports 1 (2 of 2 VCR recordings, Developer)
         usage.prompt_text = 1
+    if cache is not None:  # the model reads the cache first; usage counts it in the prompt and as cached
+        contents = cache.contents + contents
+        system, tools, tool_config = cache.system_instruction, cache.tools, cache.tool_config
+        _add_cached(usage, cache)
     request = GenerateRequest(
         method=target.method,
         version=target.version,
@@ -288,7 +297,7 @@ def _generate_request(
         system_instruction=system,
         generation_config=body.get("generationConfig") or {},
         tools=tools,
-        tool_config=body.get("toolConfig"),
+        tool_config=tool_config,
         safety_settings=body.get("safetySettings") or [],
         body=body,
         sent=sent,
@@ -312,14 +321,27 @@ def _usage(target: Target, contents: list[Any], system: Any, tools: list[Any] | 
     return responses.Usage(prompt_text=text, prompt_media=media, billable_chars=billable)
 
 
-def _count_tokens(target: Target, body: dict[str, Any], int_enums: bool) -> Response:
+def _count_tokens(
+    ctx: Context, target: Target, model: str, body: dict[str, Any], namespace: str, int_enums: bool
+) -> Response:
     inner = body.get("generateContentRequest") or {}
     message = "CountTokensRequest" if "contents" in body else "GenerateContentRequest"
     contents = validate.check_contents(body.get("contents") or inner.get("contents"), message)
     system = body.get("systemInstruction") or inner.get("systemInstruction")
     tools = body.get("tools") or inner.get("tools")
-    answer = responses.count_tokens(target.backend, _usage(target, contents, system, tools))
+    cache = cached.resolve(ctx.caches, target, model, inner, namespace) if isinstance(inner, dict) else None
+    usage = _usage(target, contents, system, tools)
+    if cache is not None:
+        _add_cached(usage, cache)
+    answer = responses.count_tokens(target.backend, usage)
     return json_response(_encode(answer, target, int_enums))
+
+
+def _add_cached(usage: responses.Usage, cache: cached.CacheUse) -> None:
+    """A cache's tokens into a prompt's usage: counted in the prompt, and as cached."""
+    usage.cached_text, usage.cached_media = cache.entry.tokens_text, cache.entry.tokens_media
+    usage.prompt_text += usage.cached_text
+    usage.prompt_media += usage.cached_media
 
 
 def _encode(answer: dict[str, Any], target: Target, int_enums: bool) -> dict[str, Any]:

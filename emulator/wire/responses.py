@@ -75,23 +75,37 @@ class Usage:
     candidates: int = 0
     billable_chars: int = 0
     details: list[dict[str, Any]] = field(default_factory=list)
+    cached_text: int = 0  # of the prompt, the part a cachedContent holds (counted in prompt_* too)
+    cached_media: int = 0
 
     @property
     def prompt(self) -> int:
         return self.prompt_text + self.prompt_media
 
+    @property
+    def cached(self) -> int:
+        return self.cached_text + self.cached_media
+
     def developer(self) -> dict[str, Any]:
         """Developer API usageMetadata, in DEVELOPER_USAGE_ORDER; zero counts omitted (as `_ordered` does)."""
         out: dict[str, Any] = self._counts()
+        if self.cached:
+            out["cachedContentTokenCount"] = self.cached
         out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
+        if self.cached:
+            out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
         out["serviceTier"] = SERVICE_TIER
         return out
 
     def vertex(self) -> dict[str, Any]:
         """Vertex usageMetadata, in VERTEX_USAGE_ORDER; zero counts omitted."""
         out: dict[str, Any] = self._counts()
+        if self.cached:
+            out["cachedContentTokenCount"] = self.cached
         out["trafficType"] = TRAFFIC_TYPE
         out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
+        if self.cached:
+            out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
         if self.candidates:
             out["candidatesTokensDetails"] = [{"modality": "TEXT", "tokenCount": self.candidates}]
         return out
@@ -282,7 +296,11 @@ def count_tokens(backend: str, usage: Usage) -> dict[str, Any]:
     out: dict[str, Any] = {"totalTokens": usage.prompt}
     if backend == VERTEX:
         out["totalBillableCharacters"] = usage.billable_chars
+    if usage.cached:
+        out["cachedContentTokenCount"] = usage.cached
     out["promptTokensDetails"] = tokens.modality_details(usage.prompt_text, usage.prompt_media)
+    if usage.cached:
+        out["cacheTokensDetails"] = tokens.modality_details(usage.cached_text, usage.cached_media)
     return out
 
 

@@ -108,6 +108,65 @@ _RESPELLED: dict[str, dict[str, tuple[str, str]]] = {
     "PredictParameters": {"outputDimensionality": ("int32", ""), "autoTruncate": ("bool", "")},
 }
 _REPEATED = frozenset({("BatchEmbedContentsRequest", "requests")})
+
+# The resources' own messages (cached contents, batches), checked like the generate request: (kind, type,
+# repeated). Names from the Gemini API reference (ai.google.dev/api/caching, /api/batch-mode); output-only
+# fields are accepted and ignored, as production's parser takes them.
+_STRING, _TIME = ("string", "", False), ("timestamp", "", False)
+_RESOURCE_MESSAGES: dict[str, dict[str, tuple[str, str, bool]]] = {
+    "CachedContent": {
+        "name": _STRING,
+        "displayName": _STRING,
+        "model": _STRING,
+        "systemInstruction": ("message", "Content", False),
+        "contents": ("message", "Content", True),
+        "tools": ("message", "Tool", True),
+        "toolConfig": ("message", "ToolConfig", False),
+        "createTime": _TIME,
+        "updateTime": _TIME,
+        "usageMetadata": ("value", "", False),
+        "expireTime": _TIME,
+        "ttl": ("duration", "", False),
+        "kmsKeyName": _STRING,  # Vertex (customer-managed encryption)
+        "encryptionSpec": ("value", "", False),
+    },
+    "BatchGenerateContentRequest": {"batch": ("message", "GenerateContentBatch", False)},
+    "GenerateContentBatch": {
+        "model": _STRING,
+        "name": _STRING,
+        "displayName": _STRING,
+        "inputConfig": ("message", "InputConfig", False),
+        "output": ("value", "", False),
+        "createTime": _TIME,
+        "endTime": _TIME,
+        "updateTime": _TIME,
+        "batchStats": ("value", "", False),
+        "state": ("value", "", False),
+        "priority": ("int64", "", False),
+        "webhookConfig": ("value", "", False),
+    },
+    "InputConfig": {"fileName": _STRING, "requests": ("message", "InlinedRequests", False)},
+    "InlinedRequests": {"requests": ("message", "InlinedRequest", True)},
+    "InlinedRequest": {"request": ("message", "GenerateContentRequest", False), "metadata": ("struct", "", False)},
+    "AsyncBatchEmbedContentRequest": {"batch": ("message", "EmbedContentBatch", False)},
+    "EmbedContentBatch": {
+        "model": _STRING,
+        "name": _STRING,
+        "displayName": _STRING,
+        "inputConfig": ("message", "InputEmbedContentConfig", False),
+        "output": ("value", "", False),
+        "createTime": _TIME,
+        "endTime": _TIME,
+        "updateTime": _TIME,
+        "batchStats": ("value", "", False),
+        "state": ("value", "", False),
+        "priority": ("int64", "", False),
+    },
+    "InputEmbedContentConfig": {"fileName": _STRING, "requests": ("message", "InlinedEmbedContentRequests", False)},
+    "InlinedEmbedContentRequests": {"requests": ("message", "InlinedEmbedContentRequest", True)},
+    # The request inside is not checked (EmbedContentRequest: see _RESPELLED), only respelled.
+    "InlinedEmbedContentRequest": {"request": ("value", "", False), "metadata": ("struct", "", False)},
+}
 _SNAKE = re.compile(r"(?<!^)([A-Z])")
 
 
@@ -126,6 +185,13 @@ def schema() -> Schema:
         )
         for name, t in data["messages"].items()
     }
+    for name, fields in _RESOURCE_MESSAGES.items():
+        messages[name] = _both_spellings(
+            {
+                j: FieldSpec(_SNAKE.sub(r"_\1", j).lower(), kind, kind_type, repeated, j)
+                for j, (kind, kind_type, repeated) in fields.items()
+            }
+        )
     respelled = {
         name: _both_spellings(
             {
@@ -327,14 +393,15 @@ def _rebuilt(value: dict[str, Any], table: dict[str, FieldSpec], changed: dict[s
     return out
 
 
-def check_fields(body: dict[str, Any], message: str, backend: str, version: str) -> dict[str, Any]:
+def check_fields(body: dict[str, Any], message: str, backend: str, version: str, path: str = "") -> dict[str, Any]:
     """Unknown names and mistyped values anywhere in the body: one 400 listing every violation. Hands back the
     body with its field names normalised to lowerCamelCase (`body` itself is never changed); a request message
-    the table does not check (the embedding calls) only has its names normalised."""
+    the table does not check (the embedding calls) only has its names normalised. `path` names the body in
+    violations when the body is one field of the request (a create's resource: `cached_content`)."""
     walker = _Walker(backend, version)
     if message not in walker.schema.messages:
         return respelled(body, message)
-    normalised = walker.message(body, message, "", 0)
+    normalised = walker.message(body, message, path, 0)
     if walker.violations:
         raise errors.payload_violations(walker.violations)
     return normalised

@@ -277,9 +277,12 @@ def test_paths_the_surface_does_not_serve_get_googles_404_page(http: httpx.Clien
 
 def test_extra_body_google_reaches_the_native_request(gemini_emulator: RunningEmulator) -> None:
     key = _key()
+    cache = {"model": f"models/{MODEL}", "contents": [{"role": "user", "parts": [{"text": "Sky facts. " * 600}]}]}
+    made = httpx.post(f"{gemini_emulator.url}/v1beta/cachedContents", json=cache, headers={"x-goog-api-key": key})
+    cache_name = made.json()["name"]  # the caller's own cache: another's, or none, is production's 403
     google = {
         "thinking_config": {"include_thoughts": True, "thinking_budget": 512},
-        "cached_content": "cachedContents/x",
+        "cached_content": cache_name,
     }
     body = _chat("Why is the sky blue?", extra_body={"google": google})
     with httpx.Client(base_url=gemini_emulator.url) as http:
@@ -288,7 +291,7 @@ def test_extra_body_google_reaches_the_native_request(gemini_emulator: RunningEm
     sent = admin.journal().last.body
     admin.close()
     assert sent["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingBudget": 512}
-    assert sent["cachedContent"] == "cachedContents/x"
+    assert sent["cachedContent"] == cache_name
     content = got.json()["choices"][0]["message"]["content"]
     assert content.startswith("<thought>") and "</thought>" in content  # the thought summary, tagged, first
     low = _chat("Why is the sky blue?", reasoning_effort="none")
