@@ -20,6 +20,7 @@ from gemini_emulator.wire import auth, handlers
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import caches
+from gemini_emulator.wire.resources import dispatch as rooms
 
 log = logging.getLogger("gemini_emulator")
 
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     journal = Journal(settings.journal_cap)
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
+    rooms.register(admin, ctx)  # operations, files
 
     admin_prefix = PREFIX.encode()
 
@@ -91,6 +93,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await openai_compat.dispatch(ctx, incoming, target, record)
             elif target.action == "cachedContents":
                 response = await caches.serve(ctx, incoming, target, record)
+            elif target.action == "room":  # operations, files: gemini_emulator.wire.resources.dispatch
+                response = await rooms.dispatch(ctx, incoming, target, record)
             else:
                 record.namespace = auth.caller_namespace(incoming.headers, incoming.query, settings.admin_token)
                 record.rpc, record.model = target.action, target.model
@@ -133,4 +137,5 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.drain = ctx.drain  # the server's shutdown ends what is still running through it (runtime.py)
     app.state.store = store
     app.state.journal = journal
+    app.state.context = ctx  # the handlers' state: its stores, for in-process tests (testing.server)
     return app

@@ -136,6 +136,13 @@ class Settings:
         minimum=0,
     )
 
+    operation_delay_ms: int = _setting(
+        500,
+        "milliseconds a long-running operation (batch job, video, import) takes before it reports done; a script"
+        " entry may set its own",
+        minimum=0,
+    )
+
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
         from gemini_emulator.admin.journal import REDACTED

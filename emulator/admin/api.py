@@ -357,11 +357,13 @@ class Admin:
         kind = asked.split("/", 1)[0] if "/" in asked else ""
         if kind.startswith("projects"):  # a Vertex name: projects/P/locations/L/cachedContents/ID
             kind = asked.split("/")[4] if asked.count("/") >= 5 else ""
-        resources = self.resources.get(kind)
-        if resources is None:
+        if "/operations/" in asked:  # an operation under any parent: models/M/operations/ID, batches/B/...
+            kind = "operations"
+        found = self.resources.get(kind)
+        if found is None:
             raise errors.ApiError(400, f"name: expected a resource name ({', '.join(sorted(self.resources))}/...)")
         namespace = self._namespace(request)
-        if not resources.remove(namespace, asked):
+        if not found.remove(namespace, asked):
             raise errors.ApiError(404, f"no {asked} in namespace {namespace}")
         return _json({"namespace": namespace, "removed": asked})
 

@@ -12,6 +12,8 @@ OpenAI compat   POST /v1beta/openai/{chat/completions,embeddings}   GET /v1beta/
 Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locations/{l}/cachedContents[/{id}]
                 /{ver}/batches[/{id}[:cancel]]   (action "cachedContents" or "batches"; `method` the verb:
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
+Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
+                (action "room"; `method` is "room.verb", `name` the resource; gemini_emulator.wire.resources.dispatch)
 
 `match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404). That includes a
 Firebase Vertex path whose location is no region at all: production's front end answered
@@ -64,6 +66,7 @@ class Target:
     project: str = ""
     location: str = ""
     resource: str = ""  # a resource's id (cachedContents/{resource}, batches/{resource})
+    name: str = ""  # a resource's whole name (action "room"): "operations/abc", "models/m/operations/abc"
 
     @property
     def uses_oauth(self) -> bool:
@@ -211,9 +214,43 @@ def _resource(http_method: str, path: str) -> Target | None:
     return None
 
 
+# The rooms served by gemini_emulator.wire.resources.dispatch (Developer API): (HTTP methods, pattern,
+# "room.verb"); a pattern's `name` group is the resource's whole name. None of these paths is a model's.
+_ROOM_RULES: list[tuple[frozenset[str], re.Pattern[str], str]] = [
+    (frozenset({"GET", "HEAD"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/operations/?$"), "operations.list"),
+    (
+        frozenset({"GET", "HEAD"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>(?:[^/:]+/)*operations/[^/:]+)$"),
+        "operations.get",
+    ),
+    (
+        frozenset({"DELETE"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>(?:[^/:]+/)*operations/[^/:]+)$"),
+        "operations.delete",
+    ),
+    (
+        frozenset({"POST"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>(?:[^/:]+/)*operations/[^/:]+):cancel$"),
+        "operations.cancel",
+    ),
+]
+
+
+def _room(http_method: str, path: str) -> Target | None:
+    for methods, pattern, operation in _ROOM_RULES:
+        if http_method in methods:
+            m = pattern.match(path)
+            if m:
+                return Target("room", DEVELOPER, "developer", method=operation, **_groups(m))
+    return None
+
+
 def _match(http_method: str, path: str) -> Target | None:
     if path.startswith(OPENAI_PREFIX):
         return _openai(http_method, path[len(OPENAI_PREFIX) :])
+    room = _room(http_method, path)
+    if room is not None:
+        return room
     if "/cachedContents" in path or "/batches" in path:
         found = _resource(http_method, path)
         if found is not None:

@@ -33,6 +33,13 @@ class RunningEmulator:
         app: Any = self._server.config.app  # the Starlette app create_app built
         return app.state.store
 
+    @property
+    def context(self) -> Any:
+        """The handlers' state (gemini_emulator.wire.handlers.Context: `operations`, `files`, `caches` stores),
+        in-process."""
+        app: Any = self._server.config.app
+        return app.state.context
+
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)

@@ -27,6 +27,7 @@ from gemini_emulator.seam import (
     ModelServer,
 )
 from gemini_emulator.stores.caches import CacheStore
+from gemini_emulator.stores.operations import OperationStore
 from gemini_emulator.wire import (
     auth,
     catalogue,
@@ -68,6 +69,8 @@ class Context:
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
+        # long-running operations (wire/resources/operations.py serves them; batches and media make them)
+        self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
 
 
 def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:

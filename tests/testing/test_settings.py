@@ -34,6 +34,7 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "admin_token": ("sekrit-admin-token-1", "sekrit-admin-token-1"),
     "header_timeout": ("3", 3),
     "max_connections": ("500", 500),
+    "operation_delay_ms": ("250", 250),
 }
 
 
