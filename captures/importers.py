@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 import orjson
 
@@ -43,8 +43,8 @@ def scrub_query(query: str) -> str:
     """The query string without credentials, its other parameters kept in order and spelling."""
     if not query:
         return ""
-    kept = [p for p in query.split("&") if p.split("=", 1)[0] not in SECRET_QUERY]
-    return "&".join(kept)
+    kept = [p for p in query.split("&") if unquote_plus(p.split("=", 1)[0]) not in SECRET_QUERY]
+    return "&".join(kept)  # a name is compared decoded: `%6Bey=` is `key=` to the server, so it goes too
 
 
 def scrub_secrets(text: str) -> str:

@@ -17,12 +17,14 @@ the bytes sent.
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 from starlette.applications import Starlette
@@ -45,6 +47,10 @@ _HOP = frozenset(
 # upstream.
 _NOT_FORWARDED = _HOP | {"content-length", "accept-encoding", ADMIN_TOKEN_HEADER, auth.NAMESPACE_HEADER}
 _NOT_RETURNED = _HOP | {"content-length", "content-encoding"}
+# A capture's file name carries the model and method: only these characters, at most this many of each.
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+_NAME_PART = 80
+log = logging.getLogger("gemini_emulator.record")
 
 
 @dataclass(frozen=True)
@@ -97,14 +103,17 @@ class Recorder:
     async def handle(self, request: HttpRequest) -> Response:
         body = await request.body()
         query = request.url.query
-        url = self.upstream.rstrip("/") + request.url.path + ("?" + query if query else "")
+        # The path as the caller wrote it, percent-escapes and all: decoded, `%3F` would start a query upstream
+        # and `%00` would not make a URL at all.
+        path = request.scope.get("raw_path", request.url.path.encode()).decode("latin-1").partition("?")[0]
+        url = self.upstream.rstrip("/") + path + ("?" + query if query else "")
         headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _NOT_FORWARDED]
-        outgoing = self.client.build_request(
-            request.method, url, headers=[*headers, ("accept-encoding", "identity")], content=body
-        )
         try:
+            outgoing = self.client.build_request(
+                request.method, url, headers=[*headers, ("accept-encoding", "identity")], content=body
+            )
             upstream = await self.client.send(outgoing, stream=True)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             text = f"gemini-emulator record: the upstream {self.upstream} did not answer ({type(exc).__name__})"
             return Response(text + "\n", status_code=502, media_type="text/plain")
         response = StreamingResponse(self._relay(request, body, upstream), status_code=upstream.status_code)
@@ -124,7 +133,10 @@ class Recorder:
                 yield piece
         finally:
             await upstream.aclose()
-        self.write(request, body, upstream, b"".join(pieces))
+        try:
+            self.write(request, body, upstream, b"".join(pieces))
+        except OSError as exc:  # a full disk, a read-only folder: the caller already has the answer
+            log.warning("gemini-emulator record: capture not written (%s)", exc.strerror or type(exc).__name__)
 
     def write(self, request: HttpRequest, body: bytes, upstream: httpx.Response, received: bytes) -> Path | None:
         """The capture of one complete exchange (None for a URL the API does not route)."""
@@ -134,7 +146,10 @@ class Recorder:
         kind, secrets = credentials(request.headers, request.query_params)
         edits: list[str] = []
         request_text = self._clean(body.decode("utf-8", "replace"), secrets, edits, "request") if body else None
-        response_headers = {k.lower(): v for k, v in upstream.headers.items()}
+        response_headers = {
+            k.lower(): self._clean(v, secrets, edits, f"response header {k.lower()}")
+            for k, v in upstream.headers.items()
+        }
         try:
             response_body = self._clean(received.decode("utf-8"), secrets, edits, "response").encode()
         except UnicodeDecodeError:
@@ -147,8 +162,9 @@ class Recorder:
             headers={k: request.headers[k] for k in REQUEST_HEADERS if k in request.headers},
             body=request_text,
         )
-        model = target.model.removeprefix("models/") or "models"
-        name = f"{self._stamp}-{next(self._counter):04d}-{model}-{target.method or target.action}"
+        model = _SAFE_NAME.sub("_", target.model.removeprefix("models/"))[:_NAME_PART] or "models"
+        method = _SAFE_NAME.sub("_", target.method or target.action)[:_NAME_PART]
+        name = f"{self._stamp}-{next(self._counter):04d}-{model}-{method}"
         capture = Capture(
             name=name,
             description=f"Recorded {request.method} {request.url.path}: HTTP {upstream.status_code}",
@@ -180,6 +196,23 @@ class Recorder:
         return text
 
 
+def upstream_problem(upstream: str) -> str:
+    """Why `upstream` cannot be recorded from, or "". It may not carry credentials: a `user:password@` would go
+    into every capture, the banner and the 502 text, and would replace each caller's own token upstream."""
+    if not upstream.startswith(("https://", "http://")):
+        return "--upstream must be an http(s) URL such as https://generativelanguage.googleapis.com"
+    try:
+        parts = urlsplit(upstream)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return "--upstream is not a URL"
+    if parts.username is not None or parts.password is not None:
+        return "--upstream must not carry credentials (user:password@): each caller's own key or token goes upstream"
+    if parts.query or parts.fragment or not parts.hostname:
+        return "--upstream is a scheme, host and optional port and path, with no query or fragment"
+    return ""
+
+
 def create_app(recorder: Recorder) -> Starlette:
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     app = Starlette(routes=[Route("/{path:path}", recorder.handle, methods=methods)])
@@ -191,8 +224,9 @@ def main(upstream: str, captures: str, host: str, port: int, scrub: list[str], l
     """`gemini-emulator record`: serve the recording proxy until interrupted."""
     import uvicorn
 
-    if not upstream.startswith(("https://", "http://")):
-        print(f"gemini-emulator record: --upstream must be an http(s) URL, not {upstream!r}", file=sys.stderr)
+    problem = upstream_problem(upstream)
+    if problem:
+        print(f"gemini-emulator record: {problem}", file=sys.stderr)
         return 2
     try:
         rules = [ScrubRule.parse(rule) for rule in scrub]

@@ -22,7 +22,14 @@ from httpx_sse import EventSource, SSEError
 from gemini_emulator.engines.openai.config import OpenAIConfig
 from gemini_emulator.engines.openai.ids import CallIdStore
 from gemini_emulator.engines.openai.request import chat_body, include_thoughts
-from gemini_emulator.engines.openai.response import error_body, http_error, label, redact, unary_chunks
+from gemini_emulator.engines.openai.response import (
+    error_body,
+    http_error,
+    label,
+    redact,
+    scrubbed,
+    unary_chunks,
+)
 from gemini_emulator.engines.openai.stream import StreamTranslator
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam import Chunk, GenerateRequest
@@ -82,6 +89,8 @@ class OpenAIEngine:
                         raise error_body(answer, request, self.upstream, self.config.api_key)
                     for chunk in unary_chunks(answer, request, self.ids, self.upstream, include_thoughts(request)):
                         yield chunk
+        except errors.ApiError as error:
+            raise scrubbed(error, self.config.api_key) from None
         except httpx.TimeoutException:
             raise errors.upstream_unavailable(
                 self.upstream, f"no answer within {self.config.timeout:g} s (GEMINI_EMULATOR_OPENAI_TIMEOUT)"

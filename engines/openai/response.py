@@ -26,6 +26,7 @@ FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "tool_calls": "STOP", "functio
 FINISH |= {"content_filter": "SAFETY", "end_turn": "STOP", "max_tokens": "MAX_TOKENS"}
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 _MESSAGE_LIMIT = 500
+_REDACTED = "[redacted]"
 
 
 def finish_reason(value: Any) -> str:
@@ -192,7 +193,36 @@ def label(base_url: str) -> str:
 
 
 def redact(text: str, secret: str) -> str:
-    return text.replace(secret, "[redacted]") if secret else text
+    """`text` without `secret`, nor the start of it that a clipped excerpt may end in (4 characters or more)."""
+    if not secret:
+        return text
+    text = text.replace(secret, _REDACTED)
+    stem = text.removesuffix("…").rstrip("'\"")
+    for size in range(min(len(secret) - 1, len(stem)), 3, -1):
+        if stem.endswith(secret[:size]):
+            return stem[:-size] + _REDACTED + text[len(stem) :]
+    return text
+
+
+def scrubbed(error: errors.ApiError, secret: str) -> errors.ApiError:
+    """`error` with the upstream key taken out of its message and details (the one choke point every failure
+    of the engine passes: an upstream that echoes the key in any body, event or header it sends must not get
+    it to the caller or the journal)."""
+    if not secret:
+        return error
+    error.message = redact(error.message, secret)
+    error.details = [_scrub_value(detail, secret) for detail in error.details]
+    return error
+
+
+def _scrub_value(value: Any, secret: str) -> Any:
+    if isinstance(value, str):
+        return redact(value, secret)
+    if isinstance(value, dict):
+        return {k: _scrub_value(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_value(v, secret) for v in value]
+    return value
 
 
 def _clip(text: str) -> str:

@@ -208,11 +208,58 @@ def test_an_unreachable_upstream_is_a_502(recorder: Running, router: respx.MockR
     assert recorder.captures() == []
 
 
+def test_spelled_out_credentials_leave_the_query(recorder: Running, router: respx.MockRouter) -> None:
+    """`%6Bey=` is `key=` to the server (and to this proxy's own auth): it must not stay in the capture."""
+    route = router.post(url__startswith=UPSTREAM).mock(return_value=httpx.Response(200, content=b"{}"))
+    query = f"%6Bey={KEY}&access%5Ftoken=ya29.tokentokentokentokentoken&alt=sse"
+    assert httpx.post(recorder.url + MODEL_PATH + ":generateContent?" + query, json={}).status_code == 200
+    assert route.calls.last.request.url.query.decode() == query  # upstream gets the caller's credential
+    (capture,) = recorder.captures()
+    assert capture.exchanges[0].request.query == "alt=sse"
+    text = next(recorder.root.rglob("*.json")).read_text()
+    assert KEY not in text and "tokentoken" not in text
+
+
+def test_a_key_echoed_in_a_response_header_is_not_written(recorder: Running, router: respx.MockRouter) -> None:
+    echo = {"www-authenticate": f'Bearer realm="x", error="invalid_token", key="{KEY}"'}
+    router.post(url__startswith=UPSTREAM).mock(return_value=httpx.Response(401, headers=echo, content=b"{}"))
+    resp = httpx.post(recorder.url + MODEL_PATH + ":generateContent", json={}, headers={"x-goog-api-key": KEY})
+    assert resp.status_code == 401
+    (capture,) = recorder.captures()
+    assert KEY not in next(recorder.root.rglob("*.json")).read_text() and capture.fidelity == "edited"
+
+
+def test_the_path_goes_upstream_as_the_caller_wrote_it(recorder: Running, router: respx.MockRouter) -> None:
+    """Decoded, `%3F` would start a query upstream and `%00` would not make a URL; a long model name must not
+    make an unwritable file name."""
+    route = router.post(url__startswith=UPSTREAM).mock(return_value=httpx.Response(404, content=b"{}"))
+    for model in ("gemini%3Fkey%3Dx", "gemini%00", "m" * 300):
+        resp = httpx.post(
+            f"{recorder.url}/v1beta/models/{model}:generateContent",
+            json={},
+            headers={"x-goog-api-key": "k"},
+            timeout=10,
+        )
+        assert resp.status_code == 404
+        assert route.calls.last.request.url.raw_path.decode() == f"/v1beta/models/{model}:generateContent"
+        assert route.calls.last.request.url.query == b""
+    names = [path.name for path in recorder.root.rglob("*.json")]
+    assert len(names) == 3 and all(len(name) < 200 for name in names)
+
+
+def test_an_upstream_with_credentials_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["record", "--upstream", "https://user:hunter22@generativelanguage.googleapis.com"]) == 2
+    err = capsys.readouterr().err
+    assert "must not carry credentials" in err and "hunter22" not in err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["record", "--upstream", "ftp://example.com"], "--upstream must be an http(s) URL"),
         (["record", "--upstream", UPSTREAM, "--scrub", "("], "not a regular expression"),
+        (["record", "--upstream", UPSTREAM + "/?key=x"], "no query or fragment"),
+        (["record", "--upstream", "https://host:port"], "not a URL"),
     ],
 )
 def test_record_command_refuses_bad_options(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -148,3 +148,21 @@ def test_the_upstream_key_never_reaches_responses_journal_or_logs(wire, upstream
     assert journal.status_code == 200 and SECRET not in journal.text
     assert SECRET not in caplog.text
     assert SECRET not in repr(OpenAIConfig(base_url=UPSTREAM_LABEL, api_key=SECRET))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        httpx.Response(200, content=f"<html>proxy page for key {SECRET}</html>".encode()),  # a body not JSON
+        httpx.Response(200, content=("x" * 180 + SECRET).encode()),  # the key cut by the 200-character excerpt
+        sse_response(f"data: not-json {SECRET}\n\n".encode()),  # a stream event not JSON
+        sse_response(sse(delta(content="x"), "y" * 190 + SECRET)),  # cut mid-key, after a first chunk
+    ],
+)
+def test_an_untranslatable_answer_quoting_the_key_does_not_leak_it(wire, upstream, reply) -> None:
+    upstream.post(CHAT_URL).mock(return_value=reply)
+    for path in (GENERATE, STREAM):
+        response = wire.post(path, json=HELLO, headers=KEY)
+        assert "cannot translate" in response.text and SECRET[:6] not in response.text  # nor the start of it
+    journal = wire.get("/__emulator/journal", headers=KEY)
+    assert journal.status_code == 200 and SECRET[:8] not in journal.text
