@@ -21,8 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BITES = {
     "protocol": ("protocol/_bite.py", "import gemini_emulator.config", "gemini_emulator.config"),
     "seam": ("seam/_bite.py", "from gemini_emulator.wire import auth", "gemini_emulator.wire.auth"),
-    "media": ("media/_bite.py", "import gemini_emulator.protocol.errors", "gemini_emulator.protocol.errors"),
-    "stores": ("stores/_bite.py", "from gemini_emulator.wire import auth", "gemini_emulator.wire.auth"),
     "no-engines": (
         "admin/_bite.py",
         "from gemini_emulator.engines.scripted.store import ScriptStore",
