@@ -19,7 +19,7 @@ from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_en
 from gemini_emulator.wire import auth, handlers
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.openai_compat import surface as openai_compat
-from gemini_emulator.wire.resources import caches
+from gemini_emulator.wire.resources import batches, caches
 from gemini_emulator.wire.resources import dispatch as rooms
 
 log = logging.getLogger("gemini_emulator")
@@ -72,6 +72,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
     rooms.register(admin, ctx)  # operations, files
+    batch_room = batches.Batches(ctx.operations)
+    admin.resources["batches"] = batches.AdminView(batch_room)
+    admin.batch_schedule = batches.ScheduleView(batch_room)
 
     admin_prefix = PREFIX.encode()
 
@@ -87,12 +90,16 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             if target is None:
                 record.namespace = auth.caller_namespace(incoming.headers, incoming.query, settings.admin_token)
                 response = not_found_page(path)
+            elif target.action == "call" and target.method in batches.METHODS and target.family == "developer":
+                response = await batches.create(ctx, batch_room, incoming, target, record)
             elif target.action == "call":
                 response = await handlers.call(ctx, incoming, target, record)
             elif target.action == "openai":
                 response = await openai_compat.dispatch(ctx, incoming, target, record)
             elif target.action == "cachedContents":
                 response = await caches.serve(ctx, incoming, target, record)
+            elif target.action == "batches":
+                response = await batches.serve(ctx, batch_room, incoming, target, record)
             elif target.action == "room":  # operations, files: gemini_emulator.wire.resources.dispatch
                 response = await rooms.dispatch(ctx, incoming, target, record)
             else:

@@ -149,6 +149,17 @@ class Resources(Protocol):
     def reset(self, namespace: str | None = None) -> None: ...
 
 
+class Schedule(Protocol):
+    """A namespace's schedule for the batch jobs it creates next (wire/resources/batches.ScheduleView): shown,
+    set from a JSON body (ValueError: why it is refused), cleared back to the default."""
+
+    def show(self, namespace: str) -> dict[str, Any]: ...
+
+    def set(self, namespace: str, body: Any) -> dict[str, Any]: ...
+
+    def clear(self, namespace: str) -> dict[str, Any]: ...
+
+
 class Admin:
     """Admin endpoints over the engine's script book (None: an engine that takes no script), the journal and
     the resource stores (`resources`, by collection name: filled in by the app)."""
@@ -168,6 +179,7 @@ class Admin:
         self.guard = AdminGuard(settings)
         self.bodies = bodies or BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.resources: dict[str, Resources] = {}
+        self.batch_schedule: Schedule | None = None  # filled in by the app
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -182,6 +194,9 @@ class Admin:
             ("DELETE", "/script"): self.clear_script,
             ("PUT", "/strict"): self.set_strict,
             ("POST", "/reset"): self.reset,
+            ("GET", "/batches"): self.show_schedule,
+            ("PUT", "/batches"): self.set_schedule,
+            ("DELETE", "/batches"): self.clear_schedule,
             ("GET", "/resources"): self.list_resources,
             ("DELETE", "/resources"): self.remove_resource,
             ("GET", "/journal"): self.read_journal,
@@ -344,6 +359,30 @@ class Admin:
         shown = {k: r.summaries(name) for k, r in sorted(self.resources.items()) if kind in (None, k)}
         return _json({"namespace": name, "resources": shown})
 
+    def _schedule(self) -> Schedule:
+        if self.batch_schedule is None:
+            raise errors.ApiError(400, "this server serves no batches", status="FAILED_PRECONDITION")
+        return self.batch_schedule
+
+    async def show_schedule(self, request: Request) -> Response:
+        """The caller's schedule for the batch jobs it creates next."""
+        return _json(self._schedule().show(self._namespace(request)))
+
+    async def set_schedule(self, request: Request) -> Response:
+        """Set the caller's batch schedule: {pendingMs, runningMs, state, hold, error} (all optional)."""
+        schedule, name = self._schedule(), self._namespace(request)
+        try:
+            body = orjson.loads(await self._body(request) or b"{}")
+        except orjson.JSONDecodeError:
+            raise errors.ApiError(400, "batches: the body is not JSON") from None
+        try:
+            return _json(schedule.set(name, body))
+        except ValueError as exc:
+            raise errors.ApiError(400, f"batches: {exc}") from None
+
+    async def clear_schedule(self, request: Request) -> Response:
+        return _json(self._schedule().clear(self._namespace(request)))
+
     async def remove_resource(self, request: Request) -> Response:
         """Remove one of the caller's resources by its name (?name=cachedContents/abc); without a name, all of
         them (every namespace's without a credential)."""
@@ -440,6 +479,14 @@ OPENAPI: dict[str, Any] = {
         f"{PREFIX}/reset": {
             "post": _op("Reset the caller's namespace (script, journal, resources); ?all=true for all")
         },
+        f"{PREFIX}/batches": {
+            "get": _op("The caller's schedule for the batch jobs it creates next"),
+            "put": _op(
+                "Set it: {pendingMs, runningMs, state: SUCCEEDED|FAILED|CANCELLED|EXPIRED, hold, error}",
+                schema="BatchSchedule",
+            ),
+            "delete": _op("Back to the default schedule (done within a second)"),
+        },
         f"{PREFIX}/resources": {
             "get": _op("The caller's resources (cached contents, batches...); every namespace's without a credential"),
             "delete": _op("Remove one of the caller's resources (?name=cachedContents/ID), or all of them"),
@@ -453,6 +500,22 @@ OPENAPI: dict[str, Any] = {
         "parameters": {},
         "securitySchemes": {"adminToken": {"type": "apiKey", "in": "header", "name": ADMIN_TOKEN_HEADER}},
         "schemas": {
+            "BatchSchedule": {
+                "description": "How the caller's next batch jobs walk: PENDING for pendingMs, RUNNING for runningMs,"
+                " then state; hold keeps them RUNNING until the schedule is set again without it",
+                "type": "object",
+                "properties": {
+                    "pendingMs": {"type": "number", "minimum": 0, "maximum": 86400000},
+                    "runningMs": {"type": "number", "minimum": 0, "maximum": 86400000},
+                    "state": {"enum": ["SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED"]},
+                    "hold": {"type": "boolean"},
+                    "error": {
+                        "type": "object",
+                        "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
+                    },
+                },
+                "additionalProperties": False,
+            },
             "Strict": {
                 "description": "true: unmatched requests get an error; false: the zero-config answer; null: follow"
                 " the server's --strict",

@@ -1,0 +1,412 @@
+"""The batches room (Developer API): `models/M:batchGenerateContent` and `models/M:asyncBatchEmbedContent` make a
+job, `batches/{id}` get / delete, `batches` list, `batches/{id}:cancel`.
+
+A job is a long-running Operation (stores/operations.py) named `batches/{id}` whose metadata is a
+GenerateContentBatch (EmbedContentBatch) with its `state` walking BATCH_STATE_PENDING, _RUNNING, then _SUCCEEDED
+(or _FAILED, _CANCELLED, _EXPIRED) on the caller's plan (stores/batches.py; `PUT /__emulator/batches`). Each
+request is answered the way a generateContent (embedContent) call would be, through handlers.start_generation:
+the same validation, script entries, engine and zero-config answers, so a test scripts its batch items as it
+scripts its calls. A request production would refuse, or one a script answers with an error, becomes that item's
+`error` (a google.rpc.Status). Requests are answered on the first read that finds the job past RUNNING; nothing
+runs in the background.
+
+Shapes: google-genai 3.6.1's batches.py (`_BatchJob_from_mldev` reads `metadata.{displayName, state, createTime,
+endTime, updateTime, model, output}`; `output.inlinedResponses.inlinedResponses[]` or `output.responsesFile`; list
+reads `operations`); the Gemini API reference (GenerateContentBatch fields, BatchStats); no capture of production
+exists (docs/conformance.md, "Batches").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from gemini_emulator.admin.journal import Record
+from gemini_emulator.protocol import errors
+from gemini_emulator.protocol.routes import DEVELOPER, Target
+from gemini_emulator.seam import Embedder
+from gemini_emulator.stores.batches import FINAL_STATES, BatchJob, Plan, Plans
+from gemini_emulator.stores.caches import stamp
+from gemini_emulator.stores.operations import CANCELLED_STATUS, Operation, OperationStore, error_status, new_id
+from gemini_emulator.wire import auth, embeddings, handlers, validate
+from gemini_emulator.wire.incoming import Incoming
+
+METHODS = frozenset({"batchGenerateContent", "asyncBatchEmbedContent"})
+MAX_REQUESTS = 10_000  # per job (production's bound is the 20 MB request; the body limit applies first)
+MAX_BYTES_PER_NAMESPACE = 256 << 20  # requests and answers held by one caller's jobs
+PAGE_DEFAULT, PAGE_MAX = 50, 1000
+_TYPE = "type.googleapis.com/google.ai.generativelanguage.v1main."
+_KIND = "batch"
+FAILED_STATUS = {"code": 13, "message": "The batch failed."}  # best-known (docs/conformance.md)
+EXPIRED_STATUS = {"code": 4, "message": "The batch expired before it could complete."}  # best-known
+_NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text (best-known for batches)
+
+
+class Batches:
+    """The room's state: the operations it makes (shared with the other rooms) and each caller's plan."""
+
+    def __init__(self, operations: OperationStore, plans: Plans | None = None) -> None:
+        self.operations = operations
+        self.plans = plans or Plans()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def lock(self, name: str) -> asyncio.Lock:
+        if len(self._locks) > 4096:  # locks of jobs long answered
+            self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+        return self._locks.setdefault(name, asyncio.Lock())
+
+
+def _caller(ctx: handlers.Context, request: Incoming, target: Target, record: Record) -> str:
+    credential = auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
+    record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
+    return record.namespace
+
+
+async def create(ctx: handlers.Context, room: Batches, request: Incoming, target: Target, record: Record) -> Response:
+    """POST models/{m}:batchGenerateContent or :asyncBatchEmbedContent: a new job, as production's Operation."""
+    embed = target.method == "asyncBatchEmbedContent"
+    record.rpc, record.model = target.method, target.model.removeprefix("models/")
+    try:
+        namespace = _caller(ctx, request, target, record)
+        raw = await ctx.bodies.read(request.receive, request.headers)
+        try:
+            body = validate.parse_body(raw)
+        except errors.ApiError:
+            record.body = raw.decode("utf-8", "replace")
+            raise
+        record.body = body
+        message = "AsyncBatchEmbedContentRequest" if embed else "BatchGenerateContentRequest"
+        body = validate.check_fields(body, message, target.backend, target.version)
+        model = ctx.catalogue.resolve(target.model, target.method, target.version, target.backend)
+        job = _job(body, model, embed, message)
+        if job.input_file:
+            raise errors.not_implemented("batch input files (fileName) before the Files API lands")
+        used = sum(o.extra["job"].size for o in _jobs(room, namespace))
+        if used + job.size > MAX_BYTES_PER_NAMESPACE:
+            raise errors.ApiError(
+                429,
+                f"gemini-emulator: this caller's batches would hold {used + job.size} bytes, past the emulator's "
+                f"{MAX_BYTES_PER_NAMESPACE} per caller; delete some first.",
+            )
+        job.plan = room.plans.get(namespace)
+        job.created_ns = time.time_ns()
+        plan = job.plan
+        steps = [(0.0, "PENDING"), (plan.pending_s, "RUNNING"), (plan.pending_s + plan.running_s, plan.state)]
+        op = room.operations.create(namespace, _KIND, name=_new_name(room, namespace), steps=steps, hold=plan.hold)
+        op.extra["job"] = job
+        return handlers.json_response(view(op))
+    except errors.ApiError as error:
+        return handlers.error_response(error)
+
+
+def _new_name(room: Batches, namespace: str) -> str:
+    name = f"batches/{new_id(40)}"
+    while room.operations.get(namespace, name) is not None:
+        name = f"batches/{new_id(40)}"
+    return name
+
+
+def _job(body: dict[str, Any], model: str, embed: bool, message: str) -> BatchJob:
+    """The job a (validated, normalised) create body asks for, or production's 400 (best-known wording)."""
+    batch = body.get("batch")
+    where = f"{message}.batch"
+    if not isinstance(batch, dict):
+        raise errors.field_errors(f"{message}.", ["batch: batch is required"])
+    source = batch.get("inputConfig")
+    if not isinstance(source, dict):
+        raise errors.field_errors(f"{where}.", ["input_config: input_config is required"])
+    requests_box, file_name = source.get("requests"), source.get("fileName")
+    if requests_box is not None and file_name is not None:
+        raise errors.oneof_already_set("source", "fileName")
+    display = str(batch.get("displayName") or "")
+    if file_name is not None:
+        if not isinstance(file_name, str) or not file_name.startswith("files/"):
+            raise errors.field_errors(f"{where}.", ["input_config.file_name: must be a file name (files/ID)"])
+        return BatchJob("embed" if embed else "generate", model, display, input_file=file_name, size=len(file_name))
+    items = requests_box.get("requests") if isinstance(requests_box, dict) else None
+    if not items:
+        raise errors.field_errors(f"{where}.", ["input_config: requests or file_name must be given"])
+    if len(items) > MAX_REQUESTS:
+        raise errors.field_errors(f"{where}.", [f"input_config.requests: at most {MAX_REQUESTS} requests"])
+    kept = [i if isinstance(i, dict) else {} for i in items]
+    size = len(orjson.dumps(kept))
+    return BatchJob("embed" if embed else "generate", model, display, requests=kept, size=size)
+
+
+def _jobs(room: Batches, namespace: str) -> list[Operation]:
+    ops, _ = room.operations.list(namespace, kind=_KIND, page_size=PAGE_MAX)
+    return [o for o in ops if "job" in o.extra]
+
+
+async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target: Target, record: Record) -> Response:
+    """GET batches, GET/DELETE batches/{id}, POST batches/{id}:cancel."""
+    record.rpc = f"batches.{target.method}"
+    try:
+        namespace = _caller(ctx, request, target, record)
+        if target.method == "list":
+            return handlers.json_response(await _list(ctx, room, request.query, namespace))
+        name = f"batches/{_resource_id(target)}"
+        op = room.operations.get(namespace, name)
+        if op is None or "job" not in op.extra:
+            raise errors.ApiError(404, _NOT_FOUND)
+        record.model = op.extra["job"].model
+        if target.method == "get":
+            await settle(ctx, room, op)
+            return handlers.json_response(view(op))
+        if target.method == "cancel":
+            await ctx.bodies.read(request.receive, request.headers)
+            if not op.done():
+                room.operations.cancel(namespace, name)
+                op.extra["job"].ended_ns = time.time_ns()
+            return handlers.json_response({})
+        room.operations.delete(namespace, name)
+        return handlers.json_response({})
+    except errors.ApiError as error:
+        return handlers.error_response(error)
+
+
+def _resource_id(target: Target) -> str:
+    return target.resource
+
+
+async def _list(ctx: handlers.Context, room: Batches, query: Mapping[str, str], namespace: str) -> dict[str, Any]:
+    size_text = query.get("pageSize", "")
+    if size_text and not validate.int_text_ok("int32", size_text):
+        raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
+    size = int(size_text) if size_text else PAGE_DEFAULT
+    size = PAGE_DEFAULT if size <= 0 else min(size, PAGE_MAX)
+    page, following = room.operations.list(namespace, kind=_KIND, page_size=size, page_token=query.get("pageToken", ""))
+    shown = []
+    for op in page:
+        if "job" in op.extra:
+            await settle(ctx, room, op)
+            shown.append(view(op))
+    out: dict[str, Any] = {}
+    if shown:
+        out["operations"] = shown
+    if following:
+        out["nextPageToken"] = following
+    return out
+
+
+async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
+    """Answer a job's requests once its schedule is past RUNNING (first read wins; later reads wait for it)."""
+    job: BatchJob = op.extra["job"]
+    if op.cancelled or op.has_result or op.held or op.clock() < op.ready_at:
+        return
+    async with room.lock(op.name):
+        if op.has_result or op.cancelled:
+            return
+        state = job.plan.state
+        if state == "SUCCEEDED":
+            job.results = [await _answer(ctx, op.namespace, job, i, item) for i, item in enumerate(job.requests)]
+            job.requests = []
+            job.size = len(orjson.dumps(job.results))
+            room.operations.complete(op, response=_output(job, typed=True))
+        elif state == "CANCELLED":
+            room.operations.complete(op, error=dict(CANCELLED_STATUS))
+            op.cancelled = True
+        else:
+            status = job.plan.error or (EXPIRED_STATUS if state == "EXPIRED" else FAILED_STATUS)
+            job.requests = []
+            room.operations.complete(op, error=status)
+        job.ended_ns = time.time_ns()
+
+
+async def _answer(
+    ctx: handlers.Context, namespace: str, job: BatchJob, index: int, item: dict[str, Any]
+) -> dict[str, Any]:
+    """One request's result: {"response": ...} or {"error": Status}, then its metadata as given."""
+    request = item.get("request")
+    out: dict[str, Any] = {}
+    try:
+        if not isinstance(request, dict):
+            raise errors.field_errors("InlinedRequest.", ["request: request is required"])
+        if job.kind == "embed":
+            out["response"] = _embed(ctx, job.model, request)
+        else:
+            out["response"] = await _generate(ctx, namespace, job.model, request)
+    except errors.ApiError as error:
+        # {code, message} without details: google-genai 3.6.1 types JobError.details as strings, so a Status with
+        # detail objects (a quota error's Help, RetryInfo...) would not parse (docs/conformance.md).
+        out = {"error": {k: v for k, v in error_status(error).items() if k != "details"}}
+    if "metadata" in item:
+        out["metadata"] = item["metadata"]
+    return out
+
+
+async def _generate(ctx: handlers.Context, namespace: str, model: str, request: dict[str, Any]) -> dict[str, Any]:
+    """A generateContent answer to one batch request, as the native unary path builds it."""
+    target = Target("call", DEVELOPER, "developer", "v1beta", model=model, method="generateContent")
+    body = {k: v for k, v in request.items() if k != "model"}
+    gen, builder, _, answer = handlers.start_generation(ctx, target, model, body, namespace, False, request)
+    chunk, *others = await handlers.collect(answer)
+    if chunk.fault is not None:  # a dropped or cut connection has no place in a batch: the item fails
+        raise errors.internal()
+    return builder.build(chunk, final=True, stream=False, siblings=others)
+
+
+def _embed(ctx: handlers.Context, model: str, request: dict[str, Any]) -> dict[str, Any]:
+    """An embedContent answer to one batch request."""
+    if not isinstance(ctx.engine, Embedder):
+        raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
+    target = Target("call", DEVELOPER, "developer", "v1beta", model=model, method="embedContent")
+    body = validate.check_fields(request, "EmbedContentRequest", DEVELOPER, "v1beta")
+    return embeddings.answer(ctx.engine, target, model, body)
+
+
+def _output(job: BatchJob, typed: bool) -> dict[str, Any]:
+    """The job's output (GenerateContentBatchOutput): inlined responses, or the responses file."""
+    kind = "EmbedContentBatchOutput" if job.kind == "embed" else "GenerateContentBatchOutput"
+    out: dict[str, Any] = {"@type": _TYPE + kind} if typed else {}
+    if job.output_file:
+        out["responsesFile"] = job.output_file
+    else:
+        out["inlinedResponses"] = {"inlinedResponses": job.results or []}
+    return out
+
+
+def _state(op: Operation) -> str:
+    if op.cancelled:
+        return "CANCELLED"
+    return op.state() or "PENDING"
+
+
+def view(op: Operation) -> dict[str, Any]:
+    """The job as production's Operation: name, metadata (the batch), done, then response or error."""
+    job: BatchJob = op.extra["job"]
+    state = _state(op)
+    done = op.done() and state in FINAL_STATES
+    total = len(job.results) if job.results is not None else len(job.requests)
+    kind = "EmbedContentBatch" if job.kind == "embed" else "GenerateContentBatch"
+    meta: dict[str, Any] = {"@type": _TYPE + kind, "model": f"models/{job.model}", "name": op.name}
+    meta["displayName"] = job.display_name
+    if done and state == "SUCCEEDED":
+        meta["output"] = _output(job, typed=False)
+    meta["createTime"] = stamp(job.created_ns)
+    if done:
+        meta["endTime"] = stamp(job.ended_ns or job.created_ns)
+    meta["updateTime"] = stamp(job.ended_ns if done and job.ended_ns else job.created_ns)
+    meta["batchStats"] = _stats(job, total, done, state)
+    meta["state"] = "BATCH_STATE_" + state
+    body = op.view(meta)
+    if not done:
+        body.pop("done", None)
+        body.pop("response", None)
+        body.pop("error", None)
+    return body
+
+
+def _stats(job: BatchJob, total: int, done: bool, state: str) -> dict[str, str]:
+    """BatchStats, int64 as strings, zero counts left out (proto3 JSON)."""
+    stats = {"requestCount": str(total)} if total else {}
+    if done and state == "SUCCEEDED" and job.results is not None:
+        good = sum(1 for r in job.results if "response" in r)
+        if good:
+            stats["successfulRequestCount"] = str(good)
+        if total - good:
+            stats["failedRequestCount"] = str(total - good)
+    elif not done and total:
+        stats["pendingRequestCount"] = str(total)
+    return stats
+
+
+def schedule_from(body: Any) -> Plan:
+    """A Plan from the admin API's body {pendingMs, runningMs, state, hold, error}, or a ValueError saying why."""
+    if not isinstance(body, dict):
+        raise ValueError("expected an object {pendingMs, runningMs, state, hold, error}")
+    known = {"pendingMs", "runningMs", "state", "hold", "error"}
+    extra = set(body) - known
+    if extra:
+        raise ValueError(f"unknown field {sorted(extra)[0]!r}; known: {', '.join(sorted(known))}")
+    values: dict[str, Any] = {}
+    for name, attr in (("pendingMs", "pending_s"), ("runningMs", "running_s")):
+        if name in body:
+            ms = body[name]
+            if isinstance(ms, bool) or not isinstance(ms, int | float) or not 0 <= ms <= 86_400_000:
+                raise ValueError(f"{name}: expected milliseconds from 0 to 86400000")
+            values[attr] = ms / 1000
+    state = str(body.get("state", "SUCCEEDED")).upper().removeprefix("BATCH_STATE_")
+    if state not in FINAL_STATES:
+        raise ValueError(f"state: expected one of {', '.join(sorted(FINAL_STATES))}")
+    hold = body.get("hold", False)
+    if not isinstance(hold, bool):
+        raise ValueError("hold: expected true or false")
+    error = body.get("error")
+    if error is not None:
+        if not isinstance(error, dict) or not isinstance(error.get("message", ""), str):
+            raise ValueError("error: expected a google.rpc.Status {code, message}")
+        code = error.get("code", 13)
+        if isinstance(code, bool) or not isinstance(code, int) or not 0 <= code <= 16:
+            raise ValueError("error.code: expected a google.rpc.Code number from 0 to 16")
+        error = {"code": code, "message": error.get("message", "")}
+    return Plan(state=state, hold=hold, error=error, **values)
+
+
+def release(room: Batches, namespace: str) -> int:
+    """End the hold of every held job of a namespace; how many there were."""
+    held = [o for o in _jobs(room, namespace) if o.held]
+    for op in held:
+        room.operations.release(op)
+        op.ready_at = min(op.ready_at, op.clock())
+    return len(held)
+
+
+class AdminView:
+    """The batch jobs as the admin API lists and removes them (admin.api.Resources)."""
+
+    def __init__(self, room: Batches) -> None:
+        self.room = room
+
+    def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
+        spaces = [namespace] if namespace is not None else sorted(self.room.operations.counts())
+        out = []
+        for ns in spaces:
+            for op in reversed(_jobs(self.room, ns)):
+                job: BatchJob = op.extra["job"]
+                out.append(
+                    {
+                        "namespace": ns,
+                        "name": op.name,
+                        "model": f"models/{job.model}",
+                        "displayName": job.display_name,
+                        "state": "BATCH_STATE_" + _state(op),
+                        "requestCount": len(job.results) if job.results is not None else len(job.requests),
+                    }
+                )
+        return out
+
+    def remove(self, namespace: str, name: str) -> bool:
+        op = self.room.operations.get(namespace, name)
+        if op is None or "job" not in op.extra:
+            return False
+        self.room.operations.delete(namespace, name)
+        return True
+
+    def reset(self, namespace: str | None = None) -> None:
+        self.room.plans.reset(namespace)  # the operations store is reset with the other stores
+
+
+class ScheduleView:
+    """Each caller's schedule for its next batch jobs, as the admin API sets it (admin.api.Schedule)."""
+
+    def __init__(self, room: Batches) -> None:
+        self.room = room
+
+    def show(self, namespace: str) -> dict[str, Any]:
+        return {"namespace": namespace, "schedule": self.room.plans.get(namespace).to_json()}
+
+    def set(self, namespace: str, body: Any) -> dict[str, Any]:
+        plan = schedule_from(body)
+        self.room.plans.set(namespace, plan)
+        released = 0 if plan.hold else release(self.room, namespace)
+        return self.show(namespace) | {"released": released}
+
+    def clear(self, namespace: str) -> dict[str, Any]:
+        self.room.plans.set(namespace, None)
+        return self.show(namespace) | {"released": release(self.room, namespace)}
