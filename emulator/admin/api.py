@@ -555,6 +555,10 @@ OPENAPI: dict[str, Any] = {
                     "dropAfterChunks": {"type": "integer", "minimum": 0},
                     "dropAfterBytes": {"type": "integer", "minimum": 0},
                     "truncateFinalEvent": {"type": "boolean"},
+                    "image": {
+                        "oneOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}],
+                        "description": "images an image model answers: a path, base64, or {path} / {data, mimeType}",
+                    },
                 },
                 "additionalProperties": False,
             },

@@ -2,8 +2,9 @@
 
 Each record holds time, namespace, HTTP method, path, query, headers, the parsed body, the RPC and model,
 which script entry answered (or "zero-config"), the status, and the response body as sent (streams
-included). API keys, bearer tokens, App Check tokens and cookies never enter it: header values and the
-`key` query parameter are replaced by "REDACTED", and namespaces are named by a digest of the credential.
+included), media in either body by its size (`elide_media`), not its bytes. API keys, bearer tokens, App Check
+tokens and cookies never enter it: header values and the `key` query parameter are replaced by "REDACTED", and
+namespaces are named by a digest of the credential.
 
 The journal is bounded twice: by its record cap (--journal-cap) and by MAX_BYTES of stored bodies; a request body,
 like a response body, keeps its first MiB. Past either bound the oldest record of the namespace holding the most
@@ -13,6 +14,7 @@ counted per namespace. Reads come in pages (PAGE_RECORDS records or PAGE_BYTES, 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter, defaultdict, deque
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
@@ -46,6 +48,26 @@ MAX_BYTES = 256 << 20  # stored bodies across the journal
 RECORD_OVERHEAD = 1024  # what a record costs beyond its bodies (its fields, headers shared between records)
 PAGE_RECORDS = 1000  # records per page of GET /__emulator/journal (at most; ?limit= asks for fewer)
 PAGE_BYTES = 16 << 20  # stored bodies per page (a page always holds at least one record)
+
+
+# Media in bodies (inline images, speech, Imagen and Veo bytes) is journaled by size, not by its bytes: a base64
+# value of MEDIA_MIN_CHARS or more under one of these keys becomes "<N bytes of base64 media>", its mimeType
+# (a sibling key) left as it was. The pattern is linear (one character class, no nesting).
+MEDIA_MIN_CHARS = 256
+_MEDIA_VALUE = re.compile(
+    rb'("(?:data|bytesBase64Encoded|videoBytes|imageBytes|audio)"\s*:\s*")([A-Za-z0-9+/_=-]{%d,})"' % MEDIA_MIN_CHARS
+)
+
+
+def elide_media(body: bytes) -> bytes:
+    """`body` with every long base64 media value replaced by its decoded size."""
+    if len(body) < MEDIA_MIN_CHARS or b'"' not in body:
+        return body
+    return _MEDIA_VALUE.sub(lambda m: m[1] + b"<%d bytes of base64 media>\"" % _decoded_size(m[2]), body)
+
+
+def _decoded_size(text: bytes) -> int:
+    return len(text) * 3 // 4 - (len(text) - len(text.rstrip(b"=")))
 
 
 _SECRET_NAMES = frozenset(name.encode() for name in SECRET_HEADERS)
@@ -141,7 +163,7 @@ class Record:
     def body(self, value: Any) -> None:
         if isinstance(value, dict | list):
             try:  # key order kept; decoded because orjson's bytes are over-allocated (4 KiB for a short body)
-                value = _Json(orjson.dumps(value).decode())
+                value = _Json(elide_media(orjson.dumps(value)).decode())
             except (orjson.JSONEncodeError, TypeError):  # integers past 64 bits: kept as text
                 value = str(value)
         if isinstance(value, str) and len(value) > MAX_BODY_TEXT:
@@ -203,7 +225,7 @@ class Journal:
         """Fill in the answer; the record now counts against the bounds, and the biggest namespaces' oldest
         records are evicted past them."""
         record.status = status
-        record.sent = bytes(body[:MAX_RESPONSE_TEXT])
+        record.sent = bytes(elide_media(bytes(body))[:MAX_RESPONSE_TEXT])
         record.duration_ms = (monotonic() - record.started) * 1000
         record.complete = complete
         stored = record.stored_body
@@ -250,8 +272,9 @@ class Journal:
         try:
             async for piece in pieces:
                 if size < MAX_RESPONSE_TEXT:
-                    sent.append(piece if isinstance(piece, bytes) else _as_bytes(piece))
-                    size += len(piece)
+                    kept = elide_media(piece if isinstance(piece, bytes) else _as_bytes(piece))
+                    sent.append(kept)
+                    size += len(kept)
                 yield piece
             complete = True
         finally:

@@ -39,6 +39,9 @@ class GenerateRequest:
     # The body as the client sent it (the journal's), spellings and all; None: as `body`. Read fields from `body`:
     # this is for what compares the request's very text (replay's exact match, the script's `request` matchers).
     sent: dict[str, Any] | None = None
+    # What the answer carries, as the wire resolved it for this model (responseModalities checked against the
+    # catalogue): ("TEXT",) for text models, e.g. ("TEXT", "IMAGE") for an image model, ("AUDIO",) for TTS.
+    output_modalities: tuple[str, ...] = ("TEXT",)
 
     def last_user_text(self) -> str:
         """Text of the last user turn (all its text parts joined), or ""."""

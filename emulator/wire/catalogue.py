@@ -25,6 +25,34 @@ class Catalogue:
     no_longer_available: frozenset[str]
     not_found: frozenset[str]
     vertex_served: dict[str, frozenset[str]]  # retired on the Developer API, still answered by Vertex: methods
+    media: dict[str, dict[str, Any]]  # media models: kind, accepted responseModalities, image token costs
+    vertex_only: dict[str, dict[str, Any]]  # media models only Vertex serves (Imagen edit, upscale): kind, methods
+
+    def kind(self, model: str) -> str:
+        """What a model makes: "text" (the default), "image-out", "tts", "imagen", "imagen-edit", "imagen-upscale",
+        "veo"; embedding models are "embedding"."""
+        info = self.media.get(model) or self.vertex_only.get(model)
+        if info is not None:
+            return str(info["kind"])
+        entry = self.models.get(model)
+        if entry is not None and "embedContent" in entry["supportedGenerationMethods"]:
+            return "embedding"
+        return "text"
+
+    def output_modalities(self, model: str) -> list[list[str]]:
+        """The responseModalities combinations generateContent accepts for `model` (the first is the default)."""
+        info = self.media.get(model)
+        if info is not None and "output" in info:
+            return [list(c) for c in info["output"]]
+        return [["TEXT"]]
+
+    def image_tokens(self, model: str, side: int) -> int:
+        """candidatesTokensDetails IMAGE tokens of one generated image whose longer side is `side` pixels."""
+        costs = (self.media.get(model) or {}).get("imageTokens") or {}
+        for limit, cost in sorted((int(k), v) for k, v in costs.items()):
+            if side <= limit:
+                return int(cost)
+        return int(max(costs.values(), default=1290))
 
     def listing(self) -> list[dict[str, Any]]:
         return list(self.models.values())
@@ -36,8 +64,12 @@ class Catalogue:
         model_id = model.removeprefix("models/")
         entry = self.models.get(model_id)
         needed = _IMPLIED.get(method, method)
-        if entry is not None and needed in entry["supportedGenerationMethods"]:
-            return self.aliases.get(model_id, model_id)
+        if entry is not None:
+            methods = entry["supportedGenerationMethods"]
+            if needed in methods or (method == "predict" and method in methods):  # Imagen lists predict itself
+                return self.aliases.get(model_id, model_id)
+        if backend == "vertex" and method in self.vertex_only.get(model_id, {}).get("methods", ()):
+            return model_id
         if backend == "vertex" and needed in self.vertex_served.get(model_id, ()):
             return model_id  # retirement is per backend (models.json retired_note)
         if backend == "vertex":
@@ -70,4 +102,6 @@ def load() -> Catalogue:
         vertex_served={
             name: frozenset(info["methods"]) for name, info in data["retired"].get("vertex_served", {}).items()
         },
+        media=dict(data.get("media", {}).get("models", {})),
+        vertex_only=dict(data.get("media", {}).get("vertex_only", {})),
     )

@@ -180,7 +180,12 @@ def start_generation(
     schema_rules.check(body)
     tool_rules.check(body)
     builder = responses.ResponseBuilder(
-        target.backend, model, gen.fingerprint, usage, responses.server_tools(gen.tools)
+        target.backend,
+        model,
+        gen.fingerprint,
+        usage,
+        responses.server_tools(gen.tools),
+        image_cost=lambda side: ctx.catalogue.image_tokens(model, side),
     )
     # X-Gemini-Service-Tier: on unary Developer answers only (docs/conformance.md: every byte-exact 2026-06
     # unary trace has it; no stream recorded since serviceTier appeared has it); an engine's first chunk
@@ -282,6 +287,13 @@ def _generate_request(
     tool_config = body.get("toolConfig")
     cache = cached.resolve(ctx.caches, target, model, body, namespace)
     usage = _usage(target, contents, system, tools)
+    config = body.get("generationConfig") or {}
+    if model in ctx.catalogue.models:
+        outputs = model_rules.output_modalities(
+            model, ctx.catalogue.output_modalities(model), config, required=ctx.catalogue.kind(model) == "tts"
+        )
+    else:  # a model only an engine serves (a recording of a retired one): its answer says what it holds
+        outputs = tuple(str(m) for m in config.get("responseModalities") or ["TEXT"])
     if not usage.prompt:  # an empty-text prompt still reports 1 (2 of 2 VCR recordings, Developer)
         usage.prompt_text = 1
     if cache is not None:  # the model reads the cache first; usage counts it in the prompt and as cached
@@ -298,7 +310,7 @@ def _generate_request(
         namespace=namespace,
         contents=contents,
         system_instruction=system,
-        generation_config=body.get("generationConfig") or {},
+        generation_config=config,
         tools=tools,
         tool_config=tool_config,
         safety_settings=body.get("safetySettings") or [],
@@ -307,6 +319,7 @@ def _generate_request(
         fingerprint=fingerprint(model, body),
         thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
         prompt_tokens=usage.prompt,
+        output_modalities=outputs,
     )
     return request, usage
 

@@ -75,3 +75,37 @@ def _check_signatures(contents: list[Any], backend: str) -> None:
             name = calls[0]["functionCall"].get("name", "")
             template = VERTEX_MISSING_SIGNATURE if backend == VERTEX else MISSING_SIGNATURE
             raise errors.invalid_argument(template.format(name=name, position=i + 1))
+
+
+# responseModalities a model cannot answer (docs/conformance.md, "Images, speech and video"):
+# a text model: "Model does not support the requested response modalities: image,text" (Developer API, 2025-03,
+# Laisky/one-api#45); a media model: the combinations it accepts, as a TTS model answered an absent
+# responseModalities (BerriAI/litellm#11118, 2025-06).
+UNSUPPORTED_MODALITIES = "Model does not support the requested response modalities: {asked}"
+UNSUPPORTED_COMBINATION = (
+    "The requested combination of response modalities is not supported by the model. models/{model} accepts the "
+    "following combination of response modalities:\n{combinations}"
+)
+
+
+def output_modalities(model: str, accepted: list[list[str]], config: dict[str, Any], required: bool) -> tuple[str, ...]:
+    """The modalities the answer carries, in the model's own order; production's 400 when `config`'s
+    responseModalities asks for a combination `model` does not make (or, `required`, names none)."""
+    asked_raw = config.get("responseModalities") if isinstance(config, dict) else None
+    asked = [str(m).upper() for m in asked_raw or [] if str(m).upper() != "MODALITY_UNSPECIFIED"]
+    asked = list(dict.fromkeys(asked))
+    if not asked:
+        if required:
+            raise _combination(model, accepted)
+        return tuple(accepted[0])
+    for combination in accepted:
+        if set(combination) == set(asked):
+            return tuple(combination)
+    if accepted == [["TEXT"]]:
+        raise errors.invalid_argument(UNSUPPORTED_MODALITIES.format(asked=",".join(m.lower() for m in asked)))
+    raise _combination(model, accepted)
+
+
+def _combination(model: str, accepted: list[list[str]]) -> errors.ApiError:
+    lines = "".join(f"* {', '.join(c)}\n" for c in accepted)
+    return errors.invalid_argument(UNSUPPORTED_COMBINATION.format(model=model, combinations=lines))

@@ -21,7 +21,9 @@ No `billablePromptUsage`: it is in none of the 113 Vertex answers pydantic-ai re
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -77,6 +79,7 @@ class Usage:
     details: list[dict[str, Any]] = field(default_factory=list)
     cached_text: int = 0  # of the prompt, the part a cachedContent holds (counted in prompt_* too)
     cached_media: int = 0
+    candidates_media: dict[str, int] = field(default_factory=dict)  # generated media's tokens, by modality
 
     @property
     def prompt(self) -> int:
@@ -94,6 +97,8 @@ class Usage:
         out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
         if self.cached:
             out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
+        if self.candidates_media:  # media answers list their modalities (vercel-ai issue-10660 Developer stream)
+            out["candidatesTokensDetails"] = self._candidate_details()
         out["serviceTier"] = SERVICE_TIER
         return out
 
@@ -106,12 +111,18 @@ class Usage:
         out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
         if self.cached:
             out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
-        if self.candidates:
-            out["candidatesTokensDetails"] = [{"modality": "TEXT", "tokenCount": self.candidates}]
+        if self.candidates or self.candidates_media:
+            out["candidatesTokensDetails"] = self._candidate_details()
         return out
 
+    def _candidate_details(self) -> list[dict[str, Any]]:
+        """TEXT (when any) then each generated modality (Firebase fixture vertexai/unary-success-empty-part)."""
+        details = [{"modality": "TEXT", "tokenCount": self.candidates}] if self.candidates else []
+        return details + [{"modality": m, "tokenCount": n} for m, n in self.candidates_media.items()]
+
     def _counts(self) -> dict[str, Any]:
-        prompt, candidates = self.prompt_text + self.prompt_media, self.candidates
+        prompt = self.prompt_text + self.prompt_media
+        candidates = self.candidates + sum(self.candidates_media.values())
         out: dict[str, Any] = {}
         if prompt:
             out["promptTokenCount"] = prompt
@@ -131,6 +142,7 @@ class ResponseBuilder:
     fingerprint: str
     usage: Usage
     server_tools: bool = False  # the request enabled a server-side tool (search, code execution, ...)
+    image_cost: Callable[[int], int] = lambda side: IMAGE_OUTPUT_TOKENS  # tokens of a generated image by its side
     _rid: str = ""
     _ctime: str = ""
     _sent: int = 0
@@ -153,6 +165,9 @@ class ResponseBuilder:
             ordered = [order_part(p) for p in one.parts]
             # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
             self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
+            for part in ordered:
+                if isinstance(part.get("inlineData"), dict) and not part.get("thought"):
+                    self._count_media(part["inlineData"])
             candidate = self._candidate(one, ordered, vertex)
             if vertex and not stream and one.finish_reason and not (one.grounding or self.server_tools):
                 candidate = _with_avg_logprobs(candidate, self.fingerprint, one.index)
@@ -182,6 +197,25 @@ class ResponseBuilder:
         self._sent += 1
         return body
 
+    def _count_media(self, blob: dict[str, Any]) -> None:
+        """A generated image or sound's tokens, by modality: an image by its longer side (its PNG header, the
+        first 32 base64 characters), audio by its length at 24 kHz 16-bit (AUDIO_TOKENS_PER_SECOND)."""
+        mime = str(blob.get("mimeType") or "")
+        data = blob.get("data")
+        if not isinstance(data, str):
+            return
+        modality = mime.split("/", 1)[0].upper()
+        if modality == "IMAGE":
+            cost = self.image_cost(_png_side(data))
+        elif modality == "AUDIO":
+            seconds = len(data) * 3 // 4 / (24_000 * 2)
+            cost = max(1, round(seconds * AUDIO_TOKENS_PER_SECOND))
+        elif modality == "VIDEO":
+            cost = IMAGE_OUTPUT_TOKENS
+        else:
+            return
+        self.usage.candidates_media[modality] = self.usage.candidates_media.get(modality, 0) + cost
+
     @staticmethod
     def _candidate(chunk: Chunk, parts: list[dict[str, Any]], vertex: bool) -> dict[str, Any]:
         candidate: dict[str, Any] = {}
@@ -200,6 +234,21 @@ class ResponseBuilder:
         if chunk.finish_message:
             candidate["finishMessage"] = chunk.finish_message
         return candidate
+
+
+IMAGE_OUTPUT_TOKENS = 1290  # a 1024x1024 image of Gemini 2.5 Flash Image (the image-generation guide)
+AUDIO_TOKENS_PER_SECOND = 25  # speech output (best-known, docs/conformance.md)
+
+
+def _png_side(data: str) -> int:
+    """The longer side of a base64 PNG, from its header (1024 for anything else)."""
+    try:
+        head = base64.b64decode(data[:32] + "=" * (-len(data[:32]) % 4))
+    except (binascii.Error, ValueError):
+        return 1024
+    if len(head) >= 24 and head[12:16] == b"IHDR":
+        return max(int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
+    return 1024
 
 
 def server_tools(tools: Any) -> bool:

@@ -12,6 +12,7 @@ model. The engine is `Scriptable`: its ScriptStore is the book the admin API and
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from gemini_emulator.engines.replay import Replayer
 from gemini_emulator.engines.scripted.render import ZERO_CONFIG, render
 from gemini_emulator.engines.scripted.store import Misses, ScriptStore
 from gemini_emulator.engines.synth import answer as synthesis
-from gemini_emulator.engines.synth import embeddings
+from gemini_emulator.engines.synth import embeddings, media
 from gemini_emulator.engines.synth.prose import compose, split_for_stream
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam import Chunk, GenerateRequest, ScriptBook
@@ -53,7 +54,13 @@ class ScriptedEngine:
         if self.store.is_strict(request.namespace):
             raise errors.script_unmatched(near_misses)
         request.notes["entry"] = ZERO_CONFIG
-        for chunk in synthesis.answer(request, request.prompt_tokens):
+        chunks = synthesis.answer(request, request.prompt_tokens)
+        if request.output_modalities != ("TEXT",):
+            # A TTS model reads the prompt aloud; an image model draws beside its text. Off the event loop: speech
+            # may run espeak-ng.
+            speech = request.last_user_text() if "AUDIO" in request.output_modalities else None
+            chunks = await asyncio.to_thread(media.dress, request, chunks, None, speech)
+        for chunk in chunks:
             yield chunk
 
     def serves_model(self, request: GenerateRequest) -> bool:

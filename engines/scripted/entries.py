@@ -9,7 +9,9 @@ Answer kinds (exactly one): `text`, `chunks`, `functionCall`, `raw`, `error`, `r
 name or a glob: the recorded exchange that matches the request, engines/replay.py). Modifiers: `finishReason`,
 `finishMessage`, `blockReason`, `safetyRatings`, `usage`, `delayMs` (before the first chunk), `chunkDelayMs`
 (between chunks), `errorAfterChunks` (with `error`: HTTP 200, N chunks, then the error tail),
-`dropAfterChunks`, `dropAfterBytes`, `truncateFinalEvent`. `times`: a count, or "forever". Matchers in
+`dropAfterChunks`, `dropAfterBytes`, `truncateFinalEvent`, `image` (with `text`, `chunks` or alone: the images
+an image model answers, see `entry_images`; on a TTS model `text` is what is spoken). `times`: a count, or
+"forever". Matchers in
 `match` (all must hold): `text`, `textRegex` (last user text), `system`, `systemRegex`, `request`,
 `requestRegex` (the request JSON, as sent or with its field names in lowerCamelCase), `model`, `method`,
 `hasTools`, `hasFunctionResponse`, `turn` (how many model turns the history already holds), and from Python
@@ -23,6 +25,8 @@ most MAX_DELAY_MS (five minutes).
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +35,7 @@ import orjson
 import re2  # type: ignore[import-untyped]
 
 from gemini_emulator.engines.synth.calls import has_function_response
+from gemini_emulator.media import images
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam import EntryError, GenerateRequest
 
@@ -61,8 +66,11 @@ _MODIFIERS = {
     "dropAfterChunks",
     "dropAfterBytes",
     "truncateFinalEvent",
+    "image",
 }
 FOREVER = -1
+MAX_IMAGE_BYTES = 20 << 20  # one scripted image at most (production's inline request limit is 20 MB)
+MAX_IMAGES = 8
 MAX_DELAY_MS = 300_000  # delayMs and chunkDelayMs: five minutes at most
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a refused pattern is the caller's 400, not a line on the server's stderr
@@ -249,8 +257,12 @@ def _parse_entry(obj: Any, index: int | None, predicate: Callable[..., bool] | N
     kinds = [k for k in ANSWER_KINDS if k in obj and not (k == "error" and "errorAfterChunks" in obj)]
     if len(kinds) > 1:
         raise EntryError(kinds[1], f"one answer kind per entry, and this one already has {kinds[0]!r}", index)
-    if not kinds and "blockReason" not in obj and "errorAfterChunks" not in obj:
-        raise EntryError("entry", f"one of {', '.join(ANSWER_KINDS)} (or blockReason)", index)
+    if not kinds and "blockReason" not in obj and "errorAfterChunks" not in obj and "image" not in obj:
+        raise EntryError("entry", f"one of {', '.join(ANSWER_KINDS)} (or blockReason, or image)", index)
+    if "image" in obj:
+        if kinds and kinds[0] not in ("text", "chunks"):
+            raise EntryError("image", f"goes with text or chunks (or alone), not with {kinds[0]!r}", index)
+        entry_images(obj["image"], index)  # refused now, not when it is served
     _check_answer(obj, index)
     _check_modifiers(obj, index)
     match = _parse_match(obj.get("match", {}), index, predicate)
@@ -321,6 +333,73 @@ def _check_answer(obj: dict[str, Any], index: int | None) -> None:
                 raise EntryError("error.details", "a list of detail objects", index)
         else:
             raise EntryError("error", "a catalogue name or an object with code, message, status, details", index)
+
+
+def entry_images(value: Any, index: int | None = None) -> list[tuple[bytes, str]]:
+    """An entry's `image` as (bytes, MIME type) pairs. It is one image or a list of up to MAX_IMAGES: a path to an
+    image file, base64 image bytes (or a `data:` URL), or {"path": ...} / {"data": ..., "mimeType": ...}. The bytes
+    must be an image (PNG, JPEG, WebP, GIF) of at most MAX_IMAGE_BYTES, else EntryError."""
+    items = value if isinstance(value, list) else [value]
+    if not items or len(items) > MAX_IMAGES:
+        raise EntryError("image", f"one image or a list of 1 to {MAX_IMAGES}", index)
+    out = []
+    for i, item in enumerate(items):
+        where = f"image[{i}]" if isinstance(value, list) else "image"
+        out.append(_one_image(item, where, index))
+    return out
+
+
+def _one_image(item: Any, where: str, index: int | None) -> tuple[bytes, str]:
+    mime = None
+    if isinstance(item, dict):
+        unknown = sorted(set(item) - {"path", "data", "mimeType"})
+        if unknown or ("path" in item) == ("data" in item):
+            raise EntryError(where, 'an object with "path", or "data" (base64) and an optional "mimeType"', index)
+        mime = item.get("mimeType")
+        if mime is not None and not isinstance(mime, str):
+            raise EntryError(f"{where}.mimeType", "a string", index)
+        decoded = (
+            _image_file(item["path"], where, index) if "path" in item else _image_base64(item["data"], where, index)
+        )
+        data = decoded or b""
+    elif isinstance(item, str) and item:
+        data = _image_base64(item, where, index, quiet=True) or _image_file(item, where, index)
+    else:
+        raise EntryError(where, "a path, base64 image bytes, or an object with path or data", index)
+    sniffed = images.sniff_mime(data)
+    if sniffed is None:
+        raise EntryError(where, "the bytes of a PNG, JPEG, WebP or GIF image", index)
+    return data, mime or sniffed
+
+
+def _image_base64(text: Any, where: str, index: int | None, quiet: bool = False) -> bytes | None:
+    if not isinstance(text, str):
+        raise EntryError(where, "base64 text", index)
+    payload = text.split(",", 1)[1] if text.startswith("data:") and "," in text else text
+    if len(payload) > MAX_IMAGE_BYTES * 4 // 3 + 4:
+        raise EntryError(where, f"an image of at most {MAX_IMAGE_BYTES} bytes", index)
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        if quiet:
+            return None
+        raise EntryError(where, "base64 image bytes", index) from None
+    if quiet and images.sniff_mime(data) is None:
+        return None
+    return data
+
+
+def _image_file(path: Any, where: str, index: int | None) -> bytes:
+    if not isinstance(path, str) or not path:
+        raise EntryError(where, "a path to an image file", index)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_IMAGE_BYTES + 1)
+    except OSError as exc:
+        raise EntryError(where, f"a readable image file ({exc.strerror or 'cannot be read'})", index) from None
+    if len(data) > MAX_IMAGE_BYTES:
+        raise EntryError(where, f"an image of at most {MAX_IMAGE_BYTES} bytes", index)
+    return data
 
 
 def _check_raw_shape(item: dict[str, Any], where: str, index: int | None) -> None:

@@ -7,6 +7,8 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from gemini_emulator.engines.scripted.entries import entry_images
+from gemini_emulator.engines.synth import media
 from gemini_emulator.engines.synth.calls import function_call_message, mint_call_id, mint_signature
 from gemini_emulator.engines.synth.prose import split_for_stream
 from gemini_emulator.protocol import errors
@@ -58,6 +60,8 @@ def answer_chunks(spec: dict[str, Any], request: GenerateRequest, prelude: Calla
         return [Chunk(parts=[{"text": c} if isinstance(c, str) else dict(c)]) for c in spec["chunks"]]
     if "text" in spec:
         texts = split_for_stream(spec["text"]) if request.stream else [spec["text"]]
+    elif "image" in spec:  # images alone
+        return [Chunk()]
     else:
         texts = prelude()
     return [Chunk(parts=[{"text": t}]) for t in texts]
@@ -100,6 +104,13 @@ async def render(
     if "error" in spec and not midstream:
         raise error_from(spec["error"], request)
     chunks = answer_chunks(spec, request, prelude)
+    if (
+        chunks[-1].raw is None
+        and chunks[-1].block_reason is None
+        and ("image" in spec or request.output_modalities != ("TEXT",))
+    ):
+        given = entry_images(spec["image"]) if "image" in spec else None
+        chunks = await asyncio.to_thread(media.dress, request, chunks, given)
     last = chunks[-1]
     if last.raw is None and last.block_reason is None:
         last.finish_reason = spec.get("finishReason", "STOP")

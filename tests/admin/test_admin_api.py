@@ -346,7 +346,11 @@ def test_journal_read_and_clear(http: httpx.Client) -> None:
         ({"chunks": []}, "chunks", "a non-empty list"),
         ({"chunks": ["a", 2]}, "chunks[1]", "a string or a part object"),
         ({"raw": []}, "raw", "a GenerateContentResponse object or a non-empty list of them"),
-        ({"finishReason": "STOP"}, "entry", "one of text, chunks, functionCall, raw, error, replay (or blockReason)"),
+        (
+            {"finishReason": "STOP"},
+            "entry",
+            "one of text, chunks, functionCall, raw, error, replay (or blockReason, or image)",
+        ),
         ({"text": "a", "usage": {"promptTokenCount": "ten"}}, "usage.promptTokenCount", "a whole number of tokens"),
         ({"text": "a", "safetyRatings": ["HIGH"]}, "safetyRatings", "a list of {category, probability} objects"),
         ({"text": "a", "name": 7}, "name", "a string"),
