@@ -9,14 +9,14 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocketClose
 
 from gemini_emulator.admin.api import PREFIX, Admin, load_script_file
 from gemini_emulator.admin.journal import Journal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
-from gemini_emulator.wire import auth, handlers
+from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.wire import auth, handlers, live
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import batches, caches
@@ -75,6 +75,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     batch_room = batches.Batches(ctx.operations)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
+    sessions = LiveStore()  # Live API sessions, resumption handles, ephemeral tokens
 
     admin_prefix = PREFIX.encode()
 
@@ -121,8 +122,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     async def every_request(scope: Scope, receive: Receive, send: Send) -> None:
         """Every HTTP request, whatever its method and path: the URL grammar decides, not a route pattern (a
         pattern would answer a newline in the path or an unusual method with Starlette's plain-text errors)."""
-        if scope["type"] != "http":  # a WebSocket upgrade: nothing here speaks it
-            await WebSocketClose()(scope, receive, send)
+        if scope["type"] == "websocket":  # the Live API's room (gemini_emulator.wire.live)
+            await live.serve(ctx, sessions, journal, scope, receive, send)
             return
         response = await dispatch(scope, receive)
         await response(scope, receive, send)
@@ -133,7 +134,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     async def entry(scope: Scope, receive: Receive, send: Send) -> None:
         """HTTP straight to `every_request`, which never lets an exception out as a page of its own (the
         middleware Starlette would wrap it in only adds cost); lifespan events go to the router."""
-        if scope["type"] == "http":
+        if scope["type"] in ("http", "websocket"):
             await every_request(scope, receive, send)
         else:
             await app.router(scope, receive, send)
@@ -145,4 +146,5 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.store = store
     app.state.journal = journal
     app.state.context = ctx  # the handlers' state: its stores, for in-process tests (testing.server)
+    app.state.live = sessions
     return app

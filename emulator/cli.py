@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from gemini_emulator import __version__, runtime
+from gemini_emulator import __version__, runtime, tls
 from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, is_loopback
 from gemini_emulator.config import BY_NAME, DEFAULT_HOST, DEFAULT_PORT, SETTINGS, Settings
 from gemini_emulator.engines.openai.config import VARIABLES as OPENAI_VARIABLES
@@ -22,6 +22,7 @@ from gemini_emulator.testing.sdk_env import (
     client_base_url,
     sdk_environment,
     shell_lines,
+    trust_environment,
 )
 
 _ENGINE_EPILOG = (
@@ -32,7 +33,7 @@ _ENGINE_EPILOG = (
 )
 # The settings `serve` takes (all of them), and those the other subcommands take.
 SERVE_SETTINGS = tuple(s.name for s in SETTINGS)
-ENV_SETTINGS = ("host", "port", "api_key")
+ENV_SETTINGS = ("host", "port", "api_key", "tls", "tls_cert", "tls_key")
 RECORD_SETTINGS = ("host", "port", "log_level")
 
 
@@ -103,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
             "host": "the emulator's address (a wildcard such as 0.0.0.0 means loopback)",
             "port": "the emulator's port",
             "api_key": "API key to export (the emulator's --api-key, if it has one)",
+            "tls": "the emulator serves --tls: export https URLs and what trusts its certificate",
+            "tls_cert": "the emulator's --tls-cert, if it was given one",
+            "tls_key": "the emulator's --tls-key, if it was given one",
         },
         shown={"api_key": DEFAULT_CLIENT_KEY},
     )
@@ -188,6 +192,8 @@ def banner(settings: Settings) -> str:
             "                 /{v1,v1beta1}/publishers/google/models/{model}:{method} (express mode)",
             "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
             "  OpenAI compat  /v1beta/openai/ (chat/completions, embeddings, models; the bearer token is the key)",
+            "  Live API       wss://…/ws/google.ai.generativelanguage.{v1beta,v1alpha}.GenerativeService"
+            ".BidiGenerateContent, /ws/google.cloud.aiplatform.{v1,v1beta1}.LlmBidiService/BidiGenerateContent",
             "  Admin          /__emulator/ (health, script, journal; GET /__emulator/openapi.json)"
             + _admin_note(settings),
             f"  Inspector      {url}/__emulator/inspector (live requests and responses, script entries, namespaces)",
@@ -209,8 +215,15 @@ def print_env(args: argparse.Namespace) -> int:
         settings = settings_from(args, ENV_SETTINGS)
     except ValueError as exc:
         return _refuse(exc)
-    url = client_base_url(settings.host, settings.port)
-    print(shell_lines(sdk_environment(url, settings.api_key or DEFAULT_CLIENT_KEY), getattr(args, "shell", "sh")))
+    url = client_base_url(settings.host, settings.port, settings.tls)
+    environment = sdk_environment(url, settings.api_key or DEFAULT_CLIENT_KEY)
+    if settings.tls:
+        try:
+            certificate = tls.resolve(settings.tls_cert, settings.tls_key, settings.host)
+        except (ValueError, OSError) as exc:
+            return _refuse(exc)
+        environment |= trust_environment(str(certificate.bundle), str(certificate.cert))
+    print(shell_lines(environment, getattr(args, "shell", "sh")))
     return 0
 
 
@@ -250,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         app = create_app(settings, engine)
         check_port(settings.host, settings.port)
+        certificate = tls.resolve(settings.tls_cert, settings.tls_key, settings.host) if settings.tls else None
     except (EngineLoadError, ValueError, OSError) as exc:
         return _refuse(exc)
     print(banner(settings), flush=True)
@@ -269,5 +283,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         server_header=False,
         lifespan="off",
         http=runtime.guarded_http(settings.header_timeout, runtime.connection_cap(settings.max_connections)),
+        **({"ssl_certfile": str(certificate.cert), "ssl_keyfile": str(certificate.key)} if certificate else {}),
     )
     return 0

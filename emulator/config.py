@@ -129,6 +129,13 @@ class Settings:
     header_timeout: int = _setting(
         10, "seconds a connection may take to send its request head; then it is closed (0: no limit)", minimum=0
     )
+    tls: bool = _setting(
+        False,
+        "serve HTTPS and WSS (the Live API) on the port; the certificate is --tls-cert/--tls-key, else one the"
+        " emulator makes and keeps in ~/.cache/gemini-emulator/tls (`gemini-emulator env --tls` says how to trust it)",
+    )
+    tls_cert: str | None = _setting(None, "PEM certificate (chain) for --tls", shown="generated")
+    tls_key: str | None = _setting(None, "PEM private key of --tls-cert", shown="generated")
     max_connections: int = _setting(
         0,
         "connections served at once; past it the one waiting longest for its request head is closed",

@@ -276,3 +276,39 @@ def _match(http_method: str, path: str) -> Target | None:
 
 def _groups(m: re.Match[str]) -> dict[str, str]:
     return {k: v for k, v in m.groupdict().items() if v}
+
+
+# The Live API's WebSocket paths (js-genai recordings live_*.websocket.log; google-genai live.py builds them):
+#   Developer  /ws/google.ai.generativelanguage.{v1beta,v1alpha}.GenerativeService.BidiGenerateContent
+#              ...GenerativeService.BidiGenerateContentConstrained (an ephemeral token: ?access_token= or header)
+#   Vertex     /ws/google.cloud.aiplatform.{v1,v1beta1}.LlmBidiService/BidiGenerateContent
+LIVE = "live"
+LIVE_CONSTRAINED = "live-constrained"
+_LIVE_RULES: list[tuple[re.Pattern[str], str, str]] = [
+    (
+        re.compile(
+            r"^/+ws/google\.ai\.generativelanguage\.(?P<version>v1beta|v1alpha|v1)\.GenerativeService\."
+            r"(?P<method>BidiGenerateContent(?:Constrained)?)/?$"
+        ),
+        DEVELOPER,
+        "developer",
+    ),
+    (
+        re.compile(
+            r"^/+ws/google\.cloud\.aiplatform\.(?P<version>v1|v1beta1)\.LlmBidiService/"
+            r"(?P<method>BidiGenerateContent)/?$"
+        ),
+        VERTEX,
+        "vertex",
+    ),
+]
+
+
+def match_live(path: str) -> Target | None:
+    """The Live WebSocket a path dials (action LIVE, or LIVE_CONSTRAINED for the ephemeral-token method), or None."""
+    for pattern, backend, family in _LIVE_RULES:
+        m = pattern.match(path)
+        if m:
+            action = LIVE_CONSTRAINED if m["method"].endswith("Constrained") else LIVE
+            return Target(action, backend, family, m["version"], method="bidiGenerateContent")
+    return None

@@ -45,6 +45,8 @@ class Chunk:
     `headers` (first chunk) are the answer's own response headers, e.g. a recording's: the wire takes those it
     lets an engine decide (`X-Gemini-Service-Tier`: sent as given, or not at all when left out) and keeps its
     say over the rest (content type, framing); None leaves them all to the wire.
+    `live` (first chunk) holds what a Live API turn says beyond its parts (a script entry's `live` object:
+    transcriptions, audio, interruption, goAway, tool-call cancellation); other surfaces ignore it.
     """
 
     parts: list[dict[str, Any]] = field(default_factory=list)
@@ -58,3 +60,4 @@ class Chunk:
     grounding: dict[str, Any] | None = None  # groundingMetadata / urlContextMetadata of the candidate
     fault: Fault | None = None
     headers: dict[str, str] | None = None
+    live: dict[str, Any] | None = None

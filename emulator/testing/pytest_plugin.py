@@ -24,7 +24,7 @@ import pytest
 from gemini_emulator.admin.client import AdminClient, Calls
 from gemini_emulator.config import Settings
 from gemini_emulator.seam import GenerateRequest
-from gemini_emulator.testing.sdk_env import sdk_environment
+from gemini_emulator.testing.sdk_env import sdk_environment, trust_environment
 from gemini_emulator.testing.server import RunningEmulator, start
 
 
@@ -116,3 +116,28 @@ def gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
     yield handle
     handle.close()
     running.stop()
+
+
+@pytest.fixture(scope="session")
+def gemini_tls_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningEmulator]:
+    """The session's emulator serving HTTPS and WSS (`--tls`), with a certificate made for it."""
+    from gemini_emulator import tls
+
+    certificate = tls.generated("127.0.0.1", tmp_path_factory.mktemp("tls"))
+    running = start(Settings(port=0, tls=True, tls_cert=str(certificate.cert), tls_key=str(certificate.key)))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def gemini_tls(gemini_tls_emulator: RunningEmulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
+    """This test's namespace on the TLS emulator, with SSL_CERT_FILE and NODE_EXTRA_CA_CERTS set so unmodified
+    SDKs (google-genai dials the Live API at wss:// only) trust it."""
+    bundle = str(gemini_tls_emulator.ca_bundle)
+    for name, value in trust_environment(bundle, bundle).items():
+        monkeypatch.setenv(name, str(value))
+    handle = Gemini(gemini_tls_emulator, _test_key())
+    _point_sdks(monkeypatch, handle.url, handle.api_key)
+    yield handle
+    handle.reset()
+    handle.close()

@@ -19,12 +19,20 @@ SHELLS = ("sh", "fish", "powershell")
 WILDCARD_LOOPBACK = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "::1"}
 
 
-def client_base_url(host: str, port: int) -> str:
-    """The URL a client on this machine uses for a server bound to host:port."""
+def client_base_url(host: str, port: int, tls: bool = False) -> str:
+    """The URL a client on this machine uses for a server bound to host:port (https with --tls)."""
     host = WILDCARD_LOOPBACK.get(host, host)
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
-    return f"http://{host}:{port}"
+    return f"{'https' if tls else 'http'}://{host}:{port}"
+
+
+def trust_environment(ca_bundle: str, certificate: str) -> dict[str, str | None]:
+    """What the SDKs need to trust a --tls emulator: Python's (google-genai, httpx) CA bundle, Node's extra CAs."""
+    return {
+        "SSL_CERT_FILE": ca_bundle,  # google-genai (live.py and httpx), requests-free Python clients
+        "NODE_EXTRA_CA_CERTS": certificate,  # @google/genai and every Node client
+    }
 
 
 def sdk_environment(base_url: str, api_key: str) -> dict[str, str | None]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import uvicorn
 
+from gemini_emulator import tls
 from gemini_emulator.app import create_app
 from gemini_emulator.config import Settings
 from gemini_emulator.runtime import EnvelopedH11
@@ -25,6 +26,7 @@ class RunningEmulator:
     settings: Settings
     _server: uvicorn.Server
     _thread: threading.Thread
+    ca_bundle: str | None = None  # with --tls: the file that makes clients trust it (SSL_CERT_FILE)
 
     @property
     def store(self) -> ScriptBook | None:
@@ -57,12 +59,20 @@ def start(settings: Settings | None = None, engine: Engine | None = None) -> Run
     host = settings.host
     port = settings.port if settings.port else free_port(host)
     settings.port = port
-    server, thread = serve_in_thread(create_app(settings, engine), host, port)
-    return RunningEmulator(f"http://{host}:{port}", host, port, settings, server, thread)
+    tls_files: dict[str, str] = {}
+    bundle = None
+    if settings.tls:
+        certificate = tls.resolve(settings.tls_cert, settings.tls_key, host)
+        tls_files = {"ssl_certfile": str(certificate.cert), "ssl_keyfile": str(certificate.key)}
+        bundle = str(certificate.bundle)
+    server, thread = serve_in_thread(create_app(settings, engine), host, port, **tls_files)
+    scheme = "https" if settings.tls else "http"
+    return RunningEmulator(f"{scheme}://{host}:{port}", host, port, settings, server, thread, bundle)
 
 
-def serve_in_thread(app: Any, host: str, port: int) -> tuple[uvicorn.Server, threading.Thread]:
-    """Serve an ASGI app from a daemon thread; return once it accepts connections (no access log)."""
+def serve_in_thread(app: Any, host: str, port: int, **options: Any) -> tuple[uvicorn.Server, threading.Thread]:
+    """Serve an ASGI app from a daemon thread; return once it accepts connections (no access log); `options` go
+    to uvicorn.Config (the TLS files)."""
     config = uvicorn.Config(
         app,
         host=host,
@@ -72,6 +82,7 @@ def serve_in_thread(app: Any, host: str, port: int) -> tuple[uvicorn.Server, thr
         server_header=False,
         lifespan="off",
         http=EnvelopedH11,  # a request it cannot parse gets Google's envelope, as from `serve`
+        **options,
     )
     server = uvicorn.Server(config)
     # uvicorn listens for signals only on the main thread (Server.capture_signals): this thread never does.

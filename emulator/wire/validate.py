@@ -407,6 +407,38 @@ def check_fields(body: dict[str, Any], message: str, backend: str, version: str,
     return normalised
 
 
+def extended(messages: dict[str, dict[str, dict[str, Any]]]) -> Schema:
+    """The table with more messages (in wire_fields.json's shape; `proto` defaults to the snake_case name): the
+    Live API's client messages (wire/live/fields.py), which reuse Content, Tool, GenerationConfig and the rest."""
+    base = schema()
+    added = {
+        name: _both_spellings(
+            {
+                j: FieldSpec(
+                    f.get("proto") or _SNAKE.sub(r"_\1", j).lower(),
+                    f["kind"],
+                    f.get("type", ""),
+                    bool(f.get("repeated")),
+                    j,
+                )
+                for j, f in table.items()
+            }
+        )
+        for name, table in messages.items()
+    }
+    return Schema(base.messages | added, base.enums, base.respelled)
+
+
+def walk(
+    body: dict[str, Any], message: str, backend: str, version: str, table: Schema
+) -> tuple[dict[str, Any], list[tuple[str | None, str]]]:
+    """`check_fields` against `table` (see `extended`), handing back the violations instead of raising."""
+    walker = _Walker(backend, version)
+    walker.schema = table
+    normalised = walker.message(body, message, "", 0)
+    return normalised, walker.violations
+
+
 def respelled(value: dict[str, Any], message: str, depth: int = 0) -> dict[str, Any]:
     """`value` (a `message`) with the field names the table knows in lowerCamelCase, checking nothing."""
     tables = schema()

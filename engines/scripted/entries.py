@@ -67,6 +67,17 @@ _MODIFIERS = {
     "dropAfterBytes",
     "truncateFinalEvent",
     "image",
+    "live",
+}
+# A Live API turn's own fields (the `live` object): what the wire's Live room (emulator/wire/live) does with them.
+LIVE_FIELDS = {
+    "inputTranscription": "a string: the transcription of the user's audio this turn answers",
+    "outputTranscription": "a string: the transcription sent with the spoken answer (default: the answer's text)",
+    "audio": "base64 of 24 kHz 16-bit mono PCM: the spoken answer (default: the answer's text, spoken)",
+    "interrupted": "true: the answer stops halfway with serverContent.interrupted",
+    "goAway": 'a duration such as "5s": goAway with that timeLeft after the turn, then the session ends',
+    "cancelToolCalls": "true: toolCallCancellation for the calls still awaiting a response, before the answer",
+    "drop": "true: the connection is cut (no close frame) after the turn",
 }
 FOREVER = -1
 MAX_IMAGE_BYTES = 20 << 20  # one scripted image at most (production's inline request limit is 20 MB)
@@ -257,7 +268,7 @@ def _parse_entry(obj: Any, index: int | None, predicate: Callable[..., bool] | N
     kinds = [k for k in ANSWER_KINDS if k in obj and not (k == "error" and "errorAfterChunks" in obj)]
     if len(kinds) > 1:
         raise EntryError(kinds[1], f"one answer kind per entry, and this one already has {kinds[0]!r}", index)
-    if not kinds and "blockReason" not in obj and "errorAfterChunks" not in obj and "image" not in obj:
+    if not kinds and not {"blockReason", "errorAfterChunks", "image", "live"} & set(obj):
         raise EntryError("entry", f"one of {', '.join(ANSWER_KINDS)} (or blockReason, or image)", index)
     if "image" in obj:
         if kinds and kinds[0] not in ("text", "chunks"):
@@ -444,9 +455,35 @@ def _check_modifiers(obj: dict[str, Any], index: int | None) -> None:
         raise EntryError("errorAfterChunks", "goes with error (the error sent after that many chunks)", index)
     if "truncateFinalEvent" in obj and not isinstance(obj["truncateFinalEvent"], bool):
         raise EntryError("truncateFinalEvent", "true or false", index)
+    if "live" in obj:
+        _check_live(obj["live"], index)
     faults = [k for k in ("errorAfterChunks", "dropAfterChunks", "dropAfterBytes", "truncateFinalEvent") if k in obj]
     if len(faults) > 1:
         raise EntryError(faults[1], f"one fault per entry, and this one already has {faults[0]!r}", index)
+
+
+_DURATION = re2.compile(r"[0-9]+(\.[0-9]+)?s")
+
+
+def _check_live(live: Any, index: int | None) -> None:
+    if not isinstance(live, dict):
+        raise EntryError("live", "an object of Live API turn fields (" + ", ".join(LIVE_FIELDS) + ")", index)
+    for key, value in live.items():
+        if key not in LIVE_FIELDS:
+            raise EntryError(f"live.{key}", f"not a Live field (allowed: {', '.join(LIVE_FIELDS)})", index)
+        if key in ("inputTranscription", "outputTranscription", "audio") and not isinstance(value, str):
+            raise EntryError(f"live.{key}", LIVE_FIELDS[key], index)
+        if key in ("interrupted", "cancelToolCalls", "drop") and not isinstance(value, bool):
+            raise EntryError(f"live.{key}", LIVE_FIELDS[key], index)
+        if key == "goAway" and not (isinstance(value, str) and _DURATION.fullmatch(value)):
+            raise EntryError("live.goAway", LIVE_FIELDS[key], index)
+        if key == "goAway" and float(value[:-1]) > MAX_DELAY_MS / 1000:
+            raise EntryError("live.goAway", f"at most {MAX_DELAY_MS // 1000}s", index)
+    if isinstance(live.get("audio"), str):
+        try:
+            base64.b64decode(live["audio"], validate=True)
+        except (binascii.Error, ValueError):
+            raise EntryError("live.audio", "base64 (standard alphabet) of 16-bit PCM", index) from None
 
 
 def _parse_match(raw: Any, index: int | None, predicate: Callable[..., bool] | None) -> Match:

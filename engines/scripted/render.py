@@ -119,6 +119,8 @@ async def render(
     if "usage" in spec:
         for chunk in chunks:
             chunk.usage = spec["usage"]
+    if "live" in spec:  # a Live turn's own fields ride on its first chunk
+        chunks[0].live = dict(spec["live"])
     chunks = with_faults(spec, chunks)
     pause = spec.get("chunkDelayMs", 0) / 1000
     clock = asyncio.get_running_loop().time

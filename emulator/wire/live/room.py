@@ -1,0 +1,554 @@
+"""One Live API session over a WebSocket: credential, setup, then turns answered by the engine seam.
+
+The first message must be `setup`; it is answered with `setupComplete`. Each user turn (clientContent with
+turnComplete, realtimeInput text, realtime audio at its end of speech, a toolResponse) becomes a GenerateRequest
+over the conversation so far (handlers.start_generation: the same engines, scripts, rules and namespaces as
+generateContent), and the engine's chunks go out as serverContent pieces (text, or speech for AUDIO), then
+generationComplete and turnComplete with usageMetadata. New input while a turn is still being sent interrupts it
+(`interrupted`). Every error ends the session with a close frame (closing.py), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import dataclasses
+import logging
+from typing import Any
+
+import orjson
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from gemini_emulator.admin.journal import Record
+from gemini_emulator.media import audio
+from gemini_emulator.protocol import errors, tokens
+from gemini_emulator.protocol.framing import DropConnection
+from gemini_emulator.protocol.routes import LIVE_CONSTRAINED, VERTEX, Target
+from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.wire import auth, handlers, validate
+from gemini_emulator.wire.live import closing, fields, speaking
+from gemini_emulator.wire.live.closing import Close
+from gemini_emulator.wire.live.listening import DEFAULT_SILENCE_MS, Listener
+
+log = logging.getLogger("gemini_emulator")
+
+SETUP_TIMEOUT_S = 30.0  # a connection that sends no setup within this is closed
+MAX_CONTENTS = 1000  # conversation turns kept (the oldest go first, as a sliding window would)
+MAX_LOGGED = 2000  # messages journaled each way per session
+_ENGINE_ONLY = ("responseModalities", "speechConfig", "enableAffectiveDialog", "translationConfig")
+_SNAKE_KINDS = {"client_content": "clientContent", "realtime_input": "realtimeInput", "tool_response": "toolResponse"}
+_SNAKE_KINDS["context_update"] = "contextUpdate"
+LIMIT_REASON = "Resource has been exhausted (e.g. check quota)."  # production's RESOURCE_EXHAUSTED wording
+
+
+class Session:
+    """The state of one Live session."""
+
+    def __init__(
+        self,
+        ctx: handlers.Context,
+        store: LiveStore,
+        ws: WebSocket,
+        target: Target,
+        record: Record,
+        headers: dict[str, str],
+        query: dict[str, str],
+    ) -> None:
+        self.ctx, self.store, self.ws, self.target, self.record = ctx, store, ws, target, record
+        self.headers, self.query = headers, query
+        self.namespace = ""
+        self.setup: dict[str, Any] = {}
+        self.model = ""
+        self.contents: list[dict[str, Any]] = []
+        self.pending_calls: dict[str, str] = {}  # call id -> name, awaiting a toolResponse
+        self.turn: asyncio.Task[None] | None = None
+        self.turns = 0
+        self.listener = Listener()
+        self.activity = False  # between activityStart and activityEnd
+        self.idle: asyncio.TimerHandle | None = None
+        self.stopped: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
+        self.received: list[Any] = []
+        self.sent: list[bytes] = []
+        self.send_lock = asyncio.Lock()
+        self.counted = False
+        self.entries: list[str] = []
+
+    # ---- the session's life --------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        await self.ws.accept()
+        try:
+            await self._serve()
+        except Close as close:
+            await self._close(close)
+        except DropConnection:
+            self._log_out({"dropped": True})
+            raise
+        except WebSocketDisconnect:
+            pass
+        except Exception:  # never a traceback to the client: the session ends as production's internal error
+            log.exception("unexpected failure in a Live session")
+            await self._close(Close(closing.INTERNAL, "Internal error encountered."))
+        finally:
+            if self.turn is not None:
+                self.turn.cancel()
+            if self.idle is not None:
+                self.idle.cancel()
+            if self.counted:
+                self.store.close(self.namespace)
+            self.record.entry = ", ".join(dict.fromkeys(self.entries)) or None
+
+    async def _serve(self) -> None:
+        self._authenticate()
+        if not self.store.open(self.namespace):
+            raise Close(closing.INTERNAL, LIMIT_REASON)
+        self.counted = True
+        first = await asyncio.wait_for(self._next(), SETUP_TIMEOUT_S)
+        kind, body = first
+        if kind != "setup":
+            raise closing.invalid()
+        await self._begin(body)
+        while True:
+            kind, body = await self._next()
+            await self._handle(kind, body)
+
+    def _authenticate(self) -> None:
+        target = self.target
+        if target.action == LIVE_CONSTRAINED:
+            token = self.query.get("access_token", "")
+            scheme, _, value = self.headers.get("authorization", "").partition(" ")
+            if not token and scheme.lower() == "token":
+                token = value.strip()
+            refusal = self.store.spend(token) if token else "unknown"
+            if refusal:
+                raise Close(closing.POLICY if refusal != "unknown" else closing.INVALID, _TOKEN_REFUSALS[refusal])
+            minted = self.store.token(token)
+            self.namespace = self.record.namespace = minted.namespace if minted else ""
+            return
+        try:
+            credential = auth.authenticate(target, self.headers, self.query, self.ctx.settings.api_key)
+            self.namespace = auth.namespace_of(self.headers, credential, self.ctx.settings.admin_token)
+        except errors.ApiError as error:
+            raise closing.from_error(error) from None
+        self.record.namespace = self.namespace
+
+    async def _next(self) -> tuple[str, dict[str, Any]]:
+        """The next client message, parsed and checked: (its kind, its body with names in lowerCamelCase)."""
+        receiving: asyncio.Future[Any] = asyncio.ensure_future(self.ws.receive())
+        stopped: asyncio.Future[Any] = self.stopped
+        done, _ = await asyncio.wait((receiving, stopped), return_when=asyncio.FIRST_COMPLETED)
+        if stopped in done:
+            receiving.cancel()
+            raise self.stopped.result()
+        message = receiving.result()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        raw = message.get("text")
+        if raw is None:
+            raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+        return self._parse(raw)
+
+    def _parse(self, raw: str) -> tuple[str, dict[str, Any]]:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            self._log_in(raw[:1000])
+            raise closing.invalid("Invalid JSON payload received.") from None
+        if not isinstance(value, dict):
+            self._log_in(value)
+            raise closing.invalid(errors.ROOT_NOT_OBJECT)
+        self._log_in(value)
+        if validate.nested_too_deeply(value):
+            raise closing.invalid(errors.too_deep().message)
+        normalised, violations = validate.walk(
+            value, fields.CLIENT_MESSAGE, self.target.backend, self.target.version, fields.table()
+        )
+        if violations:
+            raise closing.invalid(violations[0][1])
+        kinds = [k for k in fields.KINDS if k in normalised]
+        if len(kinds) != 1 or not isinstance(normalised[kinds[0]], dict):
+            raise closing.invalid()
+        return kinds[0], normalised[kinds[0]]
+
+    async def _begin(self, setup: dict[str, Any]) -> None:
+        constraints = self._constraints()
+        if constraints:
+            setup = setup | constraints
+        name = setup.get("model")
+        if not isinstance(name, str) or not name:
+            raise closing.invalid()
+        model_id = name.rsplit("models/", 1)[-1]
+        self.record.model = model_id
+        target = self.target
+        try:
+            self.model = self.ctx.catalogue.resolve(
+                model_id, "bidiGenerateContent", target.version, target.backend, target.project, target.location
+            )
+        except errors.ApiError as error:
+            raise closing.from_error(error) from None
+        self.setup = setup
+        resumption = setup.get("sessionResumption")
+        handle = resumption.get("handle") if isinstance(resumption, dict) else None
+        if handle:
+            saved = self.store.resume(self.namespace, handle)
+            if saved is None:
+                raise Close(closing.POLICY, "Requested entity was not found.")
+            self.contents = [dict(c) for c in saved.contents]
+        detection = (setup.get("realtimeInputConfig") or {}).get("automaticActivityDetection") or {}
+        self.listener = Listener(int(detection.get("silenceDurationMs") or DEFAULT_SILENCE_MS))
+        await self._send(speaking.setup_complete(target.backend, f"{self.record.id}:{self.namespace}:{model_id}"))
+
+    def _constraints(self) -> dict[str, Any]:
+        if self.target.action != LIVE_CONSTRAINED:
+            return {}
+        token = self.store.token(self.query.get("access_token", "") or self._token_header())
+        locked = token.constraints if token else None
+        return validate.respelled(dict(locked), "BidiGenerateContentSetup") if locked else {}
+
+    def _token_header(self) -> str:
+        scheme, _, value = self.headers.get("authorization", "").partition(" ")
+        return value.strip() if scheme.lower() == "token" else ""
+
+    async def _close(self, close: Close) -> None:
+        self._log_out({"close": {"code": close.code, "reason": close.frame_reason()}})
+        try:
+            await self.ws.close(close.code, close.frame_reason())
+        except (RuntimeError, OSError):  # already closed by the client
+            pass
+
+    def stop(self, why: BaseException) -> None:
+        if not self.stopped.done():
+            self.stopped.set_result(why)
+
+    # ---- client messages ------------------------------------------------------------------------------------
+
+    @property
+    def automatic(self) -> bool:
+        detection = (self.setup.get("realtimeInputConfig") or {}).get("automaticActivityDetection") or {}
+        return not detection.get("disabled", False)
+
+    async def _handle(self, kind: str, body: dict[str, Any]) -> None:
+        if kind == "setup":
+            raise closing.invalid()
+        if kind == "clientContent":
+            turns = [t for t in body.get("turns") or [] if isinstance(t, dict)]
+            if turns:
+                await self._barge_in()
+            self._remember(*turns)
+            if body.get("turnComplete"):
+                await self._start_turn()
+        elif kind == "toolResponse":
+            responses = [r for r in body.get("functionResponses") or [] if isinstance(r, dict)]
+            for response in responses:
+                self.pending_calls.pop(str(response.get("id", "")), None)
+            if responses:
+                self._remember({"role": "user", "parts": [{"functionResponse": r} for r in responses]})
+                await self._start_turn()
+        elif kind == "realtimeInput":
+            await self._realtime(body)
+        elif kind == "contextUpdate":
+            if "systemInstruction" in body:
+                self.setup["systemInstruction"] = body["systemInstruction"]
+            if isinstance(body.get("tools"), dict):
+                self.setup["tools"] = body["tools"].get("tools") or []
+
+    async def _realtime(self, body: dict[str, Any]) -> None:
+        if ("activityStart" in body or "activityEnd" in body) and self.automatic:
+            raise closing.invalid(
+                "Explicit activity control is not supported when automatic activity detection is enabled."
+            )
+        if "activityStart" in body:
+            self.activity = True
+            self.listener.reset()
+            await self._barge_in()
+        blobs = [body[k] for k in ("audio", "video") if isinstance(body.get(k), dict)]
+        blobs += [b for b in body.get("mediaChunks") or [] if isinstance(b, dict)]
+        for blob in blobs:
+            mime = str(blob.get("mimeType") or "")
+            if not mime.startswith("audio/"):
+                continue  # a video frame: accepted, not looked at
+            try:
+                pcm = proto_bytes(str(blob.get("data") or ""))
+            except (binascii.Error, ValueError):
+                raise closing.invalid() from None
+            began, ended = self.listener.feed(pcm, mime)
+            if began and self.automatic:
+                await self._barge_in()
+            if ended and self.automatic:
+                await self._audio_turn()
+            elif self.automatic and self.listener.heard:
+                self._arm_idle()
+        if isinstance(body.get("text"), str) and body["text"]:
+            await self._barge_in()
+            self._remember({"role": "user", "parts": [{"text": body["text"]}]})
+            await self._start_turn()
+        if body.get("audioStreamEnd") and self.listener.holding:
+            await self._audio_turn()
+        if "activityEnd" in body:
+            self.activity = False
+            if self.listener.holding:
+                await self._audio_turn()
+
+    def _arm_idle(self) -> None:
+        """End the spoken turn when no audio has come for the silence duration after speech."""
+        if self.idle is not None:
+            self.idle.cancel()
+        loop = asyncio.get_running_loop()
+        self.idle = loop.call_later(
+            self.listener.silence_ms / 1000, lambda: loop.create_task(self._idle_turn()) and None
+        )
+
+    async def _idle_turn(self) -> None:
+        if self.listener.holding and self.listener.heard:
+            try:
+                await self._audio_turn()
+            except Close as close:
+                self.stop(close)
+
+    async def _audio_turn(self) -> None:
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
+        heard = self.listener
+        data = base64.b64encode(bytes(heard.audio)).decode()
+        seconds = heard.seconds
+        self._remember({"role": "user", "parts": [{"inlineData": {"mimeType": heard.mime_type, "data": data}}]})
+        self.listener = Listener(heard.silence_ms)
+        await self._start_turn(spoken_s=seconds)
+
+    def _remember(self, *turns: dict[str, Any]) -> None:
+        self.contents.extend(turns)
+        if len(self.contents) > MAX_CONTENTS:
+            del self.contents[: len(self.contents) - MAX_CONTENTS]
+
+    async def _barge_in(self) -> None:
+        """New input: a turn still being sent stops (interrupted), calls still awaiting a response are cancelled."""
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
+            try:
+                await self.turn
+            except asyncio.CancelledError:
+                pass
+            await self._send(speaking.content(interrupted=True))
+        if self.pending_calls:
+            await self._cancel_calls()
+
+    async def _cancel_calls(self) -> None:
+        ids = list(self.pending_calls)
+        self.pending_calls.clear()
+        await self._send({"toolCallCancellation": {"ids": ids}})
+
+    async def _start_turn(self, spoken_s: float = 0.0) -> None:
+        if self.turn is not None and not self.turn.done():
+            await self._barge_in()
+        self.turn = asyncio.get_running_loop().create_task(self._answer(spoken_s))
+
+    # ---- model turns ------------------------------------------------------------------------------------------
+
+    @property
+    def speaks(self) -> bool:
+        modalities = (self.setup.get("generationConfig") or {}).get("responseModalities") or ["AUDIO"]
+        return any(str(m).upper() == "AUDIO" for m in modalities)
+
+    def _voice(self) -> str:
+        speech = (self.setup.get("generationConfig") or {}).get("speechConfig") or {}
+        voice = (speech.get("voiceConfig") or {}).get("prebuiltVoiceConfig") or {}
+        return str(voice.get("voiceName") or "")
+
+    def _request_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"contents": list(self.contents)}
+        for key in ("systemInstruction", "tools", "toolConfig", "safetySettings"):
+            if self.setup.get(key):
+                body[key] = self.setup[key]
+        config = {k: v for k, v in (self.setup.get("generationConfig") or {}).items() if k not in _ENGINE_ONLY}
+        if config:
+            body["generationConfig"] = config
+        return body
+
+    async def _answer(self, spoken_s: float) -> None:
+        """One model turn, sent piece by piece; a Close or a drop ends the session through `stop`."""
+        try:
+            await self._answer_turn(spoken_s)
+        except asyncio.CancelledError:
+            raise
+        except errors.ApiError as error:
+            self.stop(closing.from_error(error))
+        except (Close, DropConnection) as why:
+            self.stop(why)
+        except Exception as exc:  # never a traceback to the client
+            log.exception("unexpected failure in a Live turn")
+            self.stop(Close(closing.INTERNAL, "Internal error encountered.") if not isinstance(exc, OSError) else exc)
+
+    async def _answer_turn(self, spoken_s: float) -> None:
+        self.turns += 1
+        target = dataclasses.replace(self.target, model=self.model)
+        body = self._request_body()
+        gen, _, _, chunks = handlers.start_generation(
+            self.ctx, target, self.model, body, self.namespace, True, {"setup": self.setup, **body}
+        )
+        backend = self.target.backend
+        speaks = self.speaks
+        texts: list[str] = []
+        spoken = 0.0
+        model_parts: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        live: dict[str, Any] = {}
+        first = True
+        try:
+            async for chunk in chunks:
+                if first:
+                    first = False
+                    live = dict(chunk.live or {})
+                    await self._first_chunk(live, spoken_s)
+                if chunk.fault is not None and chunk.fault.before_chunk:
+                    raise DropConnection
+                for part in chunk.parts:
+                    if part.get("thought"):
+                        continue
+                    if "functionCall" in part:
+                        calls.append(part)
+                        continue
+                    text = part.get("text")
+                    if isinstance(text, str):
+                        if not text:
+                            continue
+                        texts.append(text)
+                        model_parts.append({"text": text})
+                        if speaks:
+                            spoken += await self._speak(text, live)
+                        else:
+                            await self._send(speaking.model_turn(backend, [{"text": text}]))
+                    else:
+                        model_parts.append(part)
+                        await self._send(speaking.model_turn(backend, [part]))
+                    if live.get("interrupted") and len(texts) >= 1:
+                        break
+                if chunk.fault is not None:  # a drop at a byte count: the turn so far, then the cut
+                    raise DropConnection
+        finally:
+            if gen.notes.get("entry"):
+                self.entries.append(str(gen.notes["entry"]))
+        if speaks and "outputTranscription" in live and self.setup.get("outputAudioTranscription") is not None:
+            await self._send(speaking.transcription("outputTranscription", live["outputTranscription"]))
+        self._settle_user_audio(live, spoken_s)
+        if live.get("interrupted"):
+            self._remember({"role": "model", "parts": model_parts or [{"text": ""}]})
+            await self._send(speaking.content(interrupted=True))
+            await self._after_turn(live)
+            return
+        if calls:
+            await self._send_calls(calls, model_parts, gen.fingerprint)
+            await self._after_turn(live)
+            return
+        self._remember({"role": "model", "parts": model_parts or [{"text": ""}]})
+        await self._send(speaking.content(generationComplete=True))
+        text_tokens = tokens.count_text("".join(texts))
+        response = round(spoken * speaking.AUDIO_TOKENS_PER_SECOND) if speaks else text_tokens
+        usage = speaking.usage(backend, gen.prompt_tokens, response, "AUDIO" if speaks else "TEXT")
+        await self._resumable()  # before turnComplete: google-genai's receive() stops reading at turnComplete
+        await self._send({"serverContent": {"turnComplete": True}, "usageMetadata": usage})
+        await self._after_turn(live, saved=True)
+
+    async def _first_chunk(self, live: dict[str, Any], spoken_s: float) -> None:
+        if live.get("cancelToolCalls") and self.pending_calls:
+            await self._cancel_calls()
+        if spoken_s and self.setup.get("inputAudioTranscription") is not None:
+            heard = live.get("inputTranscription") or _placeholder(spoken_s)
+            await self._send(speaking.transcription("inputTranscription", heard))
+
+    def _settle_user_audio(self, live: dict[str, Any], spoken_s: float) -> None:
+        """The user's audio turn stays in the conversation as its transcription (the audio itself is not kept)."""
+        if not spoken_s:
+            return
+        for i in range(len(self.contents) - 1, -1, -1):
+            parts = self.contents[i].get("parts") or []
+            if self.contents[i].get("role") == "user" and parts and "inlineData" in parts[0]:
+                heard = live.get("inputTranscription") or _placeholder(spoken_s)
+                self.contents[i] = {"role": "user", "parts": [{"text": heard}]}
+                return
+
+    async def _speak(self, text: str, live: dict[str, Any]) -> float:
+        """Send `text` as speech (and its transcription when asked for); the seconds sent."""
+        if "audio" in live:  # the script's own audio: sent once, with the first text piece
+            pcm = base64.b64decode(live.pop("audio"))
+            live["scriptedAudio"] = True
+        elif live.get("scriptedAudio"):
+            return 0.0
+        else:
+            pcm = await asyncio.to_thread(audio.speak, text, self._voice())
+        if self.setup.get("outputAudioTranscription") is not None and "outputTranscription" not in live:
+            await self._send(speaking.transcription("outputTranscription", text))
+        for message in speaking.audio_pieces(self.target.backend, pcm):
+            await self._send(message)
+        return audio.seconds_of(pcm)
+
+    async def _send_calls(self, calls: list[dict[str, Any]], parts: list[dict[str, Any]], seed: str) -> None:
+        wire_calls = []
+        for i, part in enumerate(calls):
+            call = dict(part["functionCall"])
+            call["id"] = speaking.call_id(self.target.backend, call.get("id"), f"{seed}:{self.turns}:{i}")
+            part = part | {"functionCall": call}
+            parts.append(part)
+            self.pending_calls[call["id"]] = str(call.get("name", ""))
+            wire_calls.append({"name": call.get("name"), "args": call.get("args", {}), "id": call["id"]})
+        self._remember({"role": "model", "parts": parts})
+        await self._send(speaking.tool_call(wire_calls))
+        if self.target.backend == VERTEX:  # recording live_Vertex_should_send_tool_response
+            await self._send(speaking.content(generationComplete=True))
+
+    async def _resumable(self) -> None:
+        if self.setup.get("sessionResumption") is not None:
+            handle = self.store.save(self.namespace, self.setup, self.contents)
+            await self._send({"sessionResumptionUpdate": {"newHandle": handle, "resumable": True}})
+
+    async def _after_turn(self, live: dict[str, Any], saved: bool = False) -> None:
+        if not saved:
+            await self._resumable()
+        if live.get("drop"):
+            raise DropConnection
+        if "goAway" in live:
+            await self._send({"goAway": {"timeLeft": live["goAway"]}})
+            loop = asyncio.get_running_loop()
+            loop.call_later(float(live["goAway"][:-1]), self.stop, Close(closing.NORMAL, ""))
+
+    # ---- sending and the journal --------------------------------------------------------------------------
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        text = orjson.dumps(message, option=orjson.OPT_INDENT_2).decode()
+        async with self.send_lock:
+            await self.ws.send_text(text)
+        self._log_out(message)
+
+    def _log_in(self, message: Any) -> None:
+        if len(self.received) < MAX_LOGGED:
+            self.received.append(speaking.summarised(message, rate=16_000))
+
+    def _log_out(self, message: dict[str, Any]) -> None:
+        if len(self.sent) < MAX_LOGGED:
+            self.sent.append(orjson.dumps(speaking.summarised(message)))
+
+    def transcript(self) -> bytes:
+        return b"\n".join(self.sent)
+
+
+_TOKEN_REFUSALS = {
+    "unknown": "Invalid ephemeral token.",  # best-known wording
+    "expired": "Ephemeral token expired.",
+    "used": "Ephemeral token has no uses left.",
+}
+
+
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
+def proto_bytes(text: str) -> bytes:
+    """A proto3 JSON `bytes` value: base64 in the standard or the URL-safe alphabet (google-genai sends the
+    latter: _common.encode_unserializable_types), padded or not."""
+    text = text.strip().translate(_URL_SAFE)
+    return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+
+
+def _placeholder(seconds: float) -> str:
+    """The zero-config transcription of audio the script says nothing about."""
+    return f"[{seconds:.1f} seconds of audio]"

@@ -1,0 +1,165 @@
+"""The Live WebSocket spoken to byte by byte (the `websockets` client): each bad message ends the session with a
+close frame as production's does, never a JSON frame the SDK cannot parse, never a traceback in the server log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import pytest
+import websockets
+
+from gemini_emulator.testing.pytest_plugin import Gemini
+
+MODEL = "models/gemini-2.5-flash-native-audio-latest"
+DEV = "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent"
+VERTEX = "/ws/google.cloud.aiplatform.v1beta1.LlmBidiService/BidiGenerateContent"
+
+
+def _url(gemini: Gemini, path: str = DEV, query: str = "") -> str:
+    return gemini.url.replace("http", "ws", 1) + path + (query if query else f"?key={gemini.api_key}")
+
+
+async def _closed_by(url: str, *messages: Any, headers: dict[str, str] | None = None) -> tuple[list[Any], int, str]:
+    """Send `messages` (dicts as JSON, str as is), read until the server closes: (frames, close code, reason)."""
+    frames = []
+    async with websockets.connect(url, additional_headers=headers or {}) as ws:
+        try:
+            for message in messages:
+                await ws.send(message if isinstance(message, str) else json.dumps(message))
+            while True:
+                frames.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+        except websockets.ConnectionClosed as closed:
+            assert closed.rcvd is not None, "closed without a close frame"
+            return frames, closed.rcvd.code, closed.rcvd.reason
+
+
+def closed_by(url: str, *messages: Any, headers: dict[str, str] | None = None) -> tuple[list[Any], int, str]:
+    return asyncio.run(_closed_by(url, *messages, headers=headers))
+
+
+@pytest.fixture(autouse=True)
+def no_tracebacks(caplog: pytest.LogCaptureFixture) -> Any:
+    caplog.set_level(logging.WARNING)
+    yield
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], caplog.text
+
+
+def test_unknown_field_in_setup_closes_1007(gemini_shared: Gemini) -> None:
+    frames, code, reason = closed_by(_url(gemini_shared), {"setup": {"model": MODEL, "bogus": 1}})
+    assert frames == []
+    assert code == 1007
+    assert reason == "Invalid JSON payload received. Unknown name \"bogus\" at 'setup': Cannot find field."
+
+
+def test_unknown_top_level_message_closes_1007(gemini_shared: Gemini) -> None:
+    _, code, reason = closed_by(_url(gemini_shared), {"setup": {"model": MODEL}}, {"hello": {}})
+    assert code == 1007 and 'Unknown name "hello"' in reason
+
+
+def test_message_before_setup_closes_1007(gemini_shared: Gemini) -> None:
+    first = {"clientContent": {"turns": [{"role": "user", "parts": [{"text": "hi"}]}], "turnComplete": True}}
+    frames, code, reason = closed_by(_url(gemini_shared), first)
+    assert frames == [] and code == 1007 and reason == "Request contains an invalid argument."
+
+
+def test_not_json_closes_1007(gemini_shared: Gemini) -> None:
+    _, code, _ = closed_by(_url(gemini_shared), "{not json")
+    assert code == 1007
+
+
+def test_wrong_model_closes_1008_with_the_reason_cut_at_123_bytes(gemini_shared: Gemini) -> None:
+    _, code, reason = closed_by(_url(gemini_shared), {"setup": {"model": "models/gemini-nope"}})
+    assert code == 1008
+    assert reason.startswith("models/gemini-nope is not found for API version v1beta, or is not supported for ")
+    assert len(reason.encode()) == 123
+
+
+def test_a_generate_content_model_is_not_a_live_model(gemini_shared: Gemini) -> None:
+    _, code, reason = closed_by(_url(gemini_shared), {"setup": {"model": "models/gemini-2.5-flash"}})
+    assert code == 1008 and "bidiGenerateContent" in reason
+
+
+def test_no_key_closes_1008(gemini_shared: Gemini) -> None:
+    _, code, reason = closed_by(_url(gemini_shared, query="?"), {"setup": {"model": MODEL}})
+    assert code == 1008 and "unregistered callers" in reason
+
+
+def test_snake_case_and_camel_case_both_accepted(gemini_shared: Gemini) -> None:
+    gemini_shared.script({"text": "ok", "times": 2})
+
+    async def go() -> list[list[Any]]:
+        seen = []
+        for kind, turn_complete in (("client_content", "turn_complete"), ("clientContent", "turnComplete")):
+            async with websockets.connect(_url(gemini_shared)) as ws:
+                setup = {"model": MODEL, "generation_config": {"response_modalities": ["TEXT"]}}
+                await ws.send(json.dumps({"setup": setup}))
+                assert json.loads(await ws.recv()) == {"setupComplete": {}}
+                turns = [{"role": "user", "parts": [{"text": "hi"}]}]
+                await ws.send(json.dumps({kind: {"turns": turns, turn_complete: True}}))
+                frames = []
+                while not frames or "turnComplete" not in frames[-1].get("serverContent", {}):
+                    frames.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+                seen.append(frames)
+        return seen
+
+    for frames in asyncio.run(go()):
+        assert frames[0] == {"serverContent": {"modelTurn": {"parts": [{"text": "ok"}]}}}
+        assert frames[1] == {"serverContent": {"generationComplete": True}}
+        assert set(frames[2]) == {"serverContent", "usageMetadata"}
+
+
+def test_vertex_path_needs_a_bearer_token_and_answers_in_vertex_shapes(gemini_shared: Gemini) -> None:
+    setup = {
+        "model": "projects/p/locations/us-central1/publishers/google/models/gemini-live-2.5-flash-native-audio",
+        "generationConfig": {"responseModalities": ["TEXT"]},
+    }
+    _, code, _ = closed_by(_url(gemini_shared, VERTEX, "?"), {"setup": setup})
+    assert code == 1008  # no bearer token
+    gemini_shared.script({"text": "vertex"})
+
+    async def go() -> list[Any]:
+        headers = {"Authorization": f"Bearer {gemini_shared.api_key}"}
+        async with websockets.connect(_url(gemini_shared, VERTEX, "?"), additional_headers=headers) as ws:
+            await ws.send(json.dumps({"setup": setup}))
+            frames = [json.loads(await ws.recv())]
+            await ws.send(
+                json.dumps(
+                    {"clientContent": {"turns": [{"role": "user", "parts": [{"text": "hi"}]}], "turnComplete": True}}
+                )
+            )
+            while "turnComplete" not in frames[-1].get("serverContent", {}):
+                frames.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+            return frames
+
+    frames = asyncio.run(go())
+    assert set(frames[0]["setupComplete"]) == {"sessionId"}
+    assert frames[1] == {"serverContent": {"modelTurn": {"role": "model", "parts": [{"text": "vertex"}]}}}
+    assert "candidatesTokenCount" in frames[-1]["usageMetadata"]
+
+
+def test_the_journal_holds_one_record_per_session_with_audio_summarised(gemini_shared: Gemini) -> None:
+    import base64
+
+    pcm = base64.b64encode(bytes(3200)).decode()
+    setup = {"model": MODEL, "generationConfig": {"responseModalities": ["AUDIO"]}}
+    gemini_shared.script({"text": "hi"})
+
+    async def go() -> None:
+        async with websockets.connect(_url(gemini_shared)) as ws:
+            await ws.send(json.dumps({"setup": setup}))
+            await ws.recv()
+            await ws.send(json.dumps({"realtimeInput": {"audio": {"mimeType": "audio/pcm;rate=16000", "data": pcm}}}))
+            await ws.send(json.dumps({"realtimeInput": {"audioStreamEnd": True}}))
+            while "turnComplete" not in json.loads(await asyncio.wait_for(ws.recv(), 10)).get("serverContent", {}):
+                pass
+
+    asyncio.run(go())
+    [record] = gemini_shared.journal(rpc="BidiGenerateContent")
+    assert record.status == 101
+    assert record.body[1] == {
+        "realtimeInput": {"audio": {"mimeType": "audio/pcm;rate=16000", "data": "<3200 bytes, 0.100 s of audio>"}}
+    }
+    assert "s of audio>" in record.record["response"] and pcm not in record.record["response"]
