@@ -260,3 +260,60 @@ def openai_compat(rounds: int = 3, conns: tuple[int, ...] = (1, 50)) -> dict[str
     finally:
         server.stop()
     return {"rounds": rounds, "cases": cases, "target_cpu_ratio": 1.2}
+
+
+_FIXTURE_TESTS = """
+import pytest
+
+
+@pytest.mark.parametrize("n", range({count}))
+def test_one(n, {fixture}):
+    assert {check}
+"""
+
+
+def fixture_overhead(count: int = 200, fresh_count: int = 20, repeats: int = 3) -> dict[str, Any]:
+    """A pytest session of `count` tests using the `gemini` fixture against the same tests using none: the
+    difference per test is what the fixture costs (one namespace on the session's emulator). `gemini_fresh`
+    (a server per test) is timed on fewer tests for comparison. Wall time, median of `repeats` sessions."""
+    import tempfile
+
+    def session(fixture: str, check: str, tests: int) -> float:
+        with tempfile.TemporaryDirectory() as folder:
+            text = _FIXTURE_TESTS.format(count=tests, fixture=fixture, check=check)
+            (Path(folder) / "test_fixture_cost.py").write_text(text)
+            argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin"]
+            started = time.perf_counter()
+            done = subprocess.run([*argv, folder], capture_output=True, text=True, cwd=folder, check=False)
+            elapsed = time.perf_counter() - started
+            if done.returncode != 0:
+                raise RuntimeError(f"the fixture session failed:\n{done.stdout[-2000:]}")
+            return elapsed
+
+    def median(fixture: str, check: str, tests: int) -> float:
+        return sorted(session(fixture, check, tests) for _ in range(repeats))[repeats // 2]
+
+    plain = median("request", "n >= 0", count)
+    shared = median("gemini", "gemini.api_key", count)
+    fresh_plain = median("request", "n >= 0", fresh_count)
+    fresh = median("gemini_fresh", "gemini_fresh.api_key", fresh_count)
+    from gemini_emulator.config import Settings
+    from gemini_emulator.testing.server import start as start_emulator
+
+    starts = []
+    for _ in range(5):
+        began = time.perf_counter()
+        running = start_emulator(Settings(port=0))
+        starts.append(time.perf_counter() - began)
+        running.stop()
+    return {
+        "tests": count,
+        "gemini_ms_per_test": (shared - plain) * 1000 / count,
+        "gemini_session_s": shared,
+        "plain_session_s": plain,
+        "fresh_tests": fresh_count,
+        "gemini_fresh_ms_per_test": (fresh - fresh_plain) * 1000 / fresh_count,
+        "server_start_ms_median": sorted(starts)[2] * 1000,
+        "target_ms_per_test": 5.0,
+        "target_start_ms": 150.0,
+    }

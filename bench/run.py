@@ -108,6 +108,7 @@ LONG_RUNS = {
     "disconnects": extras.disconnects,
     "scaling": extras.scaling,
     "openai_compat": extras.openai_compat,
+    "fixture": extras.fixture_overhead,
 }
 
 
@@ -222,6 +223,18 @@ def _long_runs(results: dict[str, Any]) -> bool:
         ok = _disconnects(results["disconnects"]) and ok
     if "openai_compat" in results:
         ok = _openai_compat(results["openai_compat"]) and ok
+    if "fixture" in results:
+        f = results["fixture"]
+        good = (
+            f["gemini_ms_per_test"] <= f["target_ms_per_test"] and f["server_start_ms_median"] <= f["target_start_ms"]
+        )
+        print(
+            f"pytest fixtures: `gemini` {f['gemini_ms_per_test']:.1f} ms per test over {f['tests']} tests "
+            f"(session {f['gemini_session_s']:.2f} s vs {f['plain_session_s']:.2f} s without it); `gemini_fresh` "
+            f"{f['gemini_fresh_ms_per_test']:.0f} ms per test; server start {f['server_start_ms_median']:.0f} ms "
+            f"(median of 5) -- target <= {f['target_ms_per_test']:g} ms per test, start <= "
+            f"{f['target_start_ms']:g} ms: {'PASS' if good else 'FAIL'}"
+        )
     if "scaling" in results:
         sc = results["scaling"]
         print(f"scaling (median of {sc['repeats']} requests per size; O(n) means ~10x per 10x):")

@@ -1,10 +1,14 @@
 """pytest plugin (registered through the `pytest11` entry point): a real emulator on a real socket.
 
 Fixtures:
-- `gemini`: a fresh emulator for this test, in-process on a free port;
-- `gemini_shared`: one emulator for the whole session, with a namespace (its own API key) per test;
-- `gemini_emulator`: the session's server itself (`.url`), for tests that drive it by hand.
-`gemini` and `gemini_shared` point the SDKs at the emulator through the environment (GOOGLE_GEMINI_BASE_URL,
+- `gemini`: this test's own namespace (its own API key, script, journal and resources) on one emulator for the
+  whole session (one per pytest-xdist worker): a test pays a few milliseconds, not a server start;
+- `gemini_fresh`: an emulator of this test's own, in-process on a free port, for a test that needs its own
+  settings (`@pytest.mark.gemini_settings(strict=True, engine="replay", captures="...")`: Settings fields) or a
+  server no other test has touched;
+- `gemini_emulator`: the session's server itself (`.url`), for tests that drive it by hand;
+- `gemini_shared`: the same as `gemini` (its name before `gemini` became the shared one).
+`gemini` and `gemini_fresh` point the SDKs at the emulator through the environment (GOOGLE_GEMINI_BASE_URL,
 GOOGLE_VERTEX_BASE_URL, GEMINI_API_KEY: emulator.sdk_env) and hand back a `Gemini` handle:
 
     def test_retry(gemini):
@@ -35,8 +39,15 @@ class Gemini:
         self.server = server
         self.url = server.url
         self.api_key = api_key
-        self.admin = AdminClient(server.url, api_key=api_key, admin_token=server.settings.admin_token)
+        self._admin: AdminClient | None = None
         self._client: Any = None
+
+    @property
+    def admin(self) -> AdminClient:
+        """The admin API for this test's namespace (made on first use: a test that never scripts pays nothing)."""
+        if self._admin is None:
+            self._admin = AdminClient(self.url, api_key=self.api_key, admin_token=self.server.settings.admin_token)
+        return self._admin
 
     @property
     def client(self) -> Any:
@@ -74,7 +85,8 @@ class Gemini:
         self.admin.reset()
 
     def close(self) -> None:
-        self.admin.close()
+        if self._admin is not None:
+            self._admin.close()
 
 
 def _point_sdks(monkeypatch: pytest.MonkeyPatch, url: str, key: str) -> None:
@@ -89,6 +101,16 @@ def _test_key() -> str:
     return "test-" + uuid.uuid4().hex
 
 
+SETTINGS_MARKER = "gemini_settings"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{SETTINGS_MARKER}(**fields): Settings for the `gemini_fresh` emulator of this test, e.g. strict=True",
+    )
+
+
 @pytest.fixture(scope="session")
 def gemini_emulator() -> Iterator[RunningEmulator]:
     """The session's emulator on 127.0.0.1 (default settings, scripted engine)."""
@@ -97,20 +119,37 @@ def gemini_emulator() -> Iterator[RunningEmulator]:
     running.stop()
 
 
+@pytest.fixture(scope="session")
+def _gemini_resetter(gemini_emulator: RunningEmulator) -> Iterator[AdminClient]:
+    """One admin connection for the session, kept alive, that forgets each test's namespace when it ends."""
+    admin = AdminClient(gemini_emulator.url, admin_token=gemini_emulator.settings.admin_token)
+    yield admin
+    admin.close()
+
+
 @pytest.fixture
-def gemini_shared(gemini_emulator: RunningEmulator, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
-    """This test's namespace on the session's emulator: its own key, script and journal."""
+def gemini(
+    gemini_emulator: RunningEmulator, _gemini_resetter: AdminClient, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Gemini]:
+    """This test's namespace on the session's emulator: its own key, script, journal and resources, forgotten
+    when the test ends."""
     handle = Gemini(gemini_emulator, _test_key())
     _point_sdks(monkeypatch, handle.url, handle.api_key)
     yield handle
-    handle.reset()
     handle.close()
+    _gemini_resetter.reset(api_key=handle.api_key)
+
+
+gemini_shared = gemini
 
 
 @pytest.fixture
-def gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
-    """A fresh emulator for this test alone, in-process on a free port."""
-    running = start(Settings(port=0))
+def gemini_fresh(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gemini]:
+    """An emulator for this test alone, in-process on a free port, with the test's `gemini_settings` marker's
+    settings."""
+    marker = request.node.get_closest_marker(SETTINGS_MARKER)
+    fields: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    running = start(Settings(**{"port": 0, **fields}))
     handle = Gemini(running, _test_key())
     _point_sdks(monkeypatch, handle.url, handle.api_key)
     yield handle

@@ -22,6 +22,14 @@ from gemini_emulator.seam import Chunk, GenerateRequest
 from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.testing.server import RunningEmulator, start
 
+
+@pytest.fixture
+def gemini(gemini_fresh: Gemini) -> Gemini:
+    """These tests read or write beyond their own namespace (other keys, the shared script, every namespace):
+    each gets an emulator of its own."""
+    return gemini_fresh
+
+
 pytest_plugins = ["pytester"]
 
 MODEL = "gemini-2.5-flash"
@@ -478,36 +486,39 @@ def test_gemini_shared_fixture_points_the_sdk_through_the_environment(
 
 INNER_TESTS = """
 import httpx
+import pytest
 from gemini_emulator.admin.client import AdminClient
 
 seen = {}
 
 
-def test_a_shared(gemini_shared):
-    gemini_shared.script({"text": "used"}, {"text": "left behind"})
-    gemini_shared.strict()
-    assert gemini_shared.client.models.generate_content(model="gemini-2.5-flash", contents="x").text == "used"
-    seen["shared"] = (gemini_shared.url, gemini_shared.api_key)
+def test_a_shared(gemini):
+    gemini.script({"text": "used"}, {"text": "left behind"})
+    gemini.strict()
+    assert gemini.client.models.generate_content(model="gemini-2.5-flash", contents="x").text == "used"
+    seen["shared"] = (gemini.url, gemini.api_key)
 
 
-def test_b_shared_cleaned_up(gemini_shared, gemini_emulator):
+def test_b_shared_cleaned_up(gemini, gemini_emulator, gemini_shared):
     url, old_key = seen["shared"]
-    assert gemini_shared.url == url == gemini_emulator.url
-    assert gemini_shared.api_key != old_key and gemini_shared.api_key.startswith("test-")
+    assert gemini.url == url == gemini_emulator.url == gemini_shared.url  # gemini_shared: the old name
+    assert gemini.api_key != old_key and gemini.api_key.startswith("test-")
     old = AdminClient(url, api_key=old_key)
     listing = httpx.get(url + "/__emulator/script", headers={"x-goog-api-key": old_key}).json()
     assert listing["entries"] == [] and listing["strict"] is False
     assert old.journal() == []
 
 
-def test_c_fresh(gemini):
-    gemini.script({"text": "fresh"})
-    seen["fresh"] = (gemini.url, gemini.api_key)
+def test_c_fresh(gemini_fresh):
+    gemini_fresh.script({"text": "fresh"})
+    seen["fresh"] = (gemini_fresh.url, gemini_fresh.api_key)
 
 
-def test_d_fresh_is_another_server(gemini):
+@pytest.mark.gemini_settings(strict=True)
+def test_d_fresh_is_another_server(gemini_fresh):
     url, old_key = seen["fresh"]
-    assert gemini.url != url and gemini.api_key != old_key
+    assert gemini_fresh.url != url and gemini_fresh.api_key != old_key
+    assert gemini_fresh.admin.pending() == [] and gemini_fresh.server.settings.strict  # the marker's settings
     try:
         httpx.get(url + "/__emulator/health", timeout=2)
     except httpx.TransportError:

@@ -28,6 +28,14 @@ from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.testing.server import RunningEmulator, start
 from gemini_emulator.wire.auth import namespace_of
 
+
+@pytest.fixture
+def gemini(gemini_fresh: Gemini) -> Gemini:
+    """These tests read or write beyond their own namespace (other keys, the shared script, every namespace):
+    each gets an emulator of its own."""
+    return gemini_fresh
+
+
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [
     "--headless",

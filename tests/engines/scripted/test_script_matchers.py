@@ -20,6 +20,14 @@ from gemini_emulator.seam import EntryError, GenerateRequest
 from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.testing.server import RunningEmulator, start
 
+
+@pytest.fixture
+def gemini(gemini_fresh: Gemini) -> Gemini:
+    """These tests read or write beyond their own namespace (other keys, the shared script, every namespace):
+    each gets an emulator of its own."""
+    return gemini_fresh
+
+
 MODEL = "gemini-2.5-flash"
 PRO = "gemini-2.5-pro"
 HIT = "scripted answer"
