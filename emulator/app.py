@@ -18,6 +18,7 @@ from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_en
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.wire import auth, handlers, live
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.media import imagen
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import batches, caches
 from gemini_emulator.wire.resources import dispatch as rooms
@@ -93,6 +94,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = not_found_page(path)
             elif target.action == "call" and target.method in batches.METHODS and target.family == "developer":
                 response = await batches.create(ctx, batch_room, incoming, target, record)
+            elif target.action == "call" and imagen.claims(ctx, target):  # Imagen's :predict (embeddings keep theirs)
+                response = await imagen.call(ctx, incoming, target, record)
             elif target.action == "call":
                 response = await handlers.call(ctx, incoming, target, record)
             elif target.action == "openai":

@@ -63,7 +63,7 @@ def elide_media(body: bytes) -> bytes:
     """`body` with every long base64 media value replaced by its decoded size."""
     if len(body) < MEDIA_MIN_CHARS or b'"' not in body:
         return body
-    return _MEDIA_VALUE.sub(lambda m: m[1] + b"<%d bytes of base64 media>\"" % _decoded_size(m[2]), body)
+    return _MEDIA_VALUE.sub(lambda m: m[1] + b'<%d bytes of base64 media>"' % _decoded_size(m[2]), body)
 
 
 def _decoded_size(text: bytes) -> int:

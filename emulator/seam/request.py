@@ -42,6 +42,9 @@ class GenerateRequest:
     # What the answer carries, as the wire resolved it for this model (responseModalities checked against the
     # catalogue): ("TEXT",) for text models, e.g. ("TEXT", "IMAGE") for an image model, ("AUDIO",) for TTS.
     output_modalities: tuple[str, ...] = ("TEXT",)
+    # (width, height) of the pictures to draw when the wire knows it (an Imagen edit or upscale, Imagen's sizes);
+    # None: the request's imageConfig decides.
+    image_size: tuple[int, int] | None = None
 
     def last_user_text(self) -> str:
         """Text of the last user turn (all its text parts joined), or ""."""

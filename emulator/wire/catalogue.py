@@ -41,7 +41,7 @@ class Catalogue:
 
     def output_modalities(self, model: str) -> list[list[str]]:
         """The responseModalities combinations generateContent accepts for `model` (the first is the default)."""
-        info = self.media.get(model)
+        info = self.media.get(model) or self.vertex_only.get(model)
         if info is not None and "output" in info:
             return [list(c) for c in info["output"]]
         return [["TEXT"]]

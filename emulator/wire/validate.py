@@ -145,6 +145,12 @@ _RESOURCE_MESSAGES: dict[str, dict[str, tuple[str, str, bool]]] = {
         "priority": ("int64", "", False),
         "webhookConfig": ("value", "", False),
     },
+    # Imagen's and Veo's PredictRequest: instances and parameters are google.protobuf.Value (the model reads them).
+    "ImagenPredictRequest": {
+        "instances": ("value", "", True),
+        "parameters": ("value", "", False),
+        "labels": ("struct", "", False),
+    },
     "InputConfig": {"fileName": _STRING, "requests": ("message", "InlinedRequests", False)},
     "InlinedRequests": {"requests": ("message", "InlinedRequest", True)},
     "InlinedRequest": {"request": ("message", "GenerateContentRequest", False), "metadata": ("struct", "", False)},

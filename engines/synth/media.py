@@ -40,7 +40,9 @@ def dress(
 
 
 def image_size(request: GenerateRequest) -> tuple[int, int]:
-    """The (width, height) the request's imageConfig asks for."""
+    """The (width, height) the request's imageConfig asks for (or the wire's own, GenerateRequest.image_size)."""
+    if request.image_size is not None:
+        return request.image_size
     config = request.generation_config.get("imageConfig") or {}
     aspect = config.get("aspectRatio") if isinstance(config, dict) else None
     size = config.get("imageSize") if isinstance(config, dict) else None
