@@ -150,6 +150,20 @@ class Settings:
         minimum=0,
     )
 
+    files_budget_bytes: int = _setting(
+        2 << 30,
+        "bytes of uploaded and generated files kept, all callers together; past it an upload gets a 429",
+        minimum=0,
+    )
+    files_memory_bytes: int = _setting(
+        64 << 20, "of those, bytes kept in memory; the rest spill to a temporary directory removed on exit", minimum=0
+    )
+    file_processing_ms: int = _setting(
+        500,
+        "milliseconds an uploaded video stays PROCESSING before it is ACTIVE (other files are ACTIVE at once)",
+        minimum=0,
+    )
+
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
         from gemini_emulator.admin.journal import REDACTED

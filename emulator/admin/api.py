@@ -199,6 +199,7 @@ class Admin:
             ("DELETE", "/batches"): self.clear_schedule,
             ("GET", "/resources"): self.list_resources,
             ("DELETE", "/resources"): self.remove_resource,
+            ("PUT", "/files/state"): self.set_file_state,
             ("GET", "/journal"): self.read_journal,
             ("DELETE", "/journal"): self.clear_journal,
         }
@@ -406,6 +407,33 @@ class Admin:
             raise errors.ApiError(404, f"no {asked} in namespace {namespace}")
         return _json({"namespace": namespace, "removed": asked})
 
+    async def set_file_state(self, request: Request) -> Response:
+        """Make one of the caller's files stay PROCESSING, go FAILED or be ACTIVE (`{"name": "files/ID", "state":
+        ..., "error"?: {"code", "message"}}`); without a name, the caller's next upload gets that state."""
+        files = self.resources.get("files")
+        raw = await self._body(request)
+        try:
+            body = orjson.loads(raw or b"null")
+        except orjson.JSONDecodeError:
+            body = None
+        allowed = {"name", "state", "error"}
+        if not isinstance(body, dict) or not body.keys() <= allowed or body.get("state") not in FILE_STATES:
+            raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
+        error = body.get("error")
+        if error is not None and not (
+            isinstance(error, dict) and isinstance(error.get("message"), str) and isinstance(error.get("code", 0), int)
+        ):
+            raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
+        name = body.get("name")
+        if name is not None and not isinstance(name, str):
+            raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
+        if files is None or not hasattr(files, "set_state"):
+            raise errors.ApiError(400, "files/state: this server keeps no files", status="FAILED_PRECONDITION")
+        namespace = self._namespace(request)
+        if not files.set_state(namespace, name, body["state"], error):
+            raise errors.ApiError(404, f"no {name} in namespace {namespace}")
+        return _json({"namespace": namespace, "name": name, "state": body["state"]})
+
     # --- journal ---------------------------------------------------------------------------------
 
     async def read_journal(self, request: Request) -> Response:
@@ -431,6 +459,10 @@ class Admin:
         return _json({"cleared": name or "all"})
 
 
+FILE_STATES = ("PROCESSING", "ACTIVE", "FAILED")
+FILE_STATE_BODY_TEXT = (
+    '{"state": "PROCESSING", "ACTIVE" or "FAILED", "name"?: "files/ID", "error"?: {"code", "message"}}'
+)
 STRICT_BODY_TEXT = '{"strict": true, false or null (follow the server)}'
 
 
@@ -491,6 +523,13 @@ OPENAPI: dict[str, Any] = {
             "get": _op("The caller's resources (cached contents, batches...); every namespace's without a credential"),
             "delete": _op("Remove one of the caller's resources (?name=cachedContents/ID), or all of them"),
         },
+        f"{PREFIX}/files/state": {
+            "put": _op(
+                "Make one of the caller's files stay PROCESSING, go FAILED or be ACTIVE; without a name, the caller's"
+                " next upload",
+                schema="FileState",
+            )
+        },
         f"{PREFIX}/journal": {
             "get": _op("A page of journal records; query: namespace, model, rpc, since, limit; `next` reads on"),
             "delete": _op("Clear the caller's journal records (all without a credential)"),
@@ -514,6 +553,20 @@ OPENAPI: dict[str, Any] = {
                         "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
                     },
                 },
+                "additionalProperties": False,
+            },
+            "FileState": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "files/ID; absent: the caller's next upload"},
+                    "state": {"enum": ["PROCESSING", "ACTIVE", "FAILED"]},
+                    "error": {
+                        "type": "object",
+                        "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
+                        "required": ["message"],
+                    },
+                },
+                "required": ["state"],
                 "additionalProperties": False,
             },
             "Strict": {

@@ -13,6 +13,7 @@ Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locatio
                 /{ver}/batches[/{id}[:cancel]]   (action "cachedContents" or "batches"; `method` the verb:
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
+                POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
                 (action "room"; `method` is "room.verb", `name` the resource; gemini_emulator.wire.resources.dispatch)
 
 `match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404). That includes a
@@ -233,6 +234,15 @@ _ROOM_RULES: list[tuple[frozenset[str], re.Pattern[str], str]] = [
         re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>(?:[^/:]+/)*operations/[^/:]+):cancel$"),
         "operations.cancel",
     ),
+    (frozenset({"POST"}), re.compile(rf"^/upload/(?P<version>{_DEV_VERSIONS})/files/?$"), "files.upload"),
+    (frozenset({"GET", "HEAD"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/files/?$"), "files.list"),
+    (
+        frozenset({"GET", "HEAD"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>files/{_SEG}):download$"),
+        "files.download",
+    ),
+    (frozenset({"GET", "HEAD"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>files/{_SEG})$"), "files.get"),
+    (frozenset({"DELETE"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>files/{_SEG})$"), "files.delete"),
 ]
 
 

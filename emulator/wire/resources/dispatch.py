@@ -16,11 +16,12 @@ from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.operations import OperationStore
 from gemini_emulator.wire.handlers import Context, error_response
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import operations
+from gemini_emulator.wire.resources import files, operations
 
 Room = Callable[[Context, Incoming, Target, Record], Awaitable[Response]]
 ROOMS: dict[str, Room] = {
     "operations": operations.handle,
+    "files": files.handle,
 }
 
 
@@ -55,3 +56,4 @@ class OperationsView:
 
 def register(admin: Admin, ctx: Context) -> None:
     admin.resources["operations"] = OperationsView(ctx.operations)
+    admin.resources["files"] = files.FilesView(ctx)
