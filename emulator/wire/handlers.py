@@ -44,7 +44,7 @@ from gemini_emulator.wire import (
 from gemini_emulator.wire.bodies import BodyReader
 from gemini_emulator.wire.draining import Drain
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import cached
+from gemini_emulator.wire.resources import cached, filedata
 from gemini_emulator.wire.sending import Body, Stream
 
 _MESSAGE_FOR = {
@@ -288,6 +288,7 @@ def _generate_request(
 ) -> tuple[GenerateRequest, responses.Usage]:
     """The engine's view of the request, and the prompt's token usage (one estimator for both)."""
     contents = validate.check_contents(body.get("contents"))
+    filedata.check(ctx.files, target, contents, namespace)  # fileData uris name the caller's own files
     system = body.get("systemInstruction")
     tools = body.get("tools") or []
     tool_config = body.get("toolConfig")
@@ -349,6 +350,7 @@ def _count_tokens(
     inner = body.get("generateContentRequest") or {}
     message = "CountTokensRequest" if "contents" in body else "GenerateContentRequest"
     contents = validate.check_contents(body.get("contents") or inner.get("contents"), message)
+    filedata.check(ctx.files, target, contents, namespace)
     system = body.get("systemInstruction") or inner.get("systemInstruction")
     tools = body.get("tools") or inner.get("tools")
     cache = cached.resolve(ctx.caches, target, model, inner, namespace) if isinstance(inner, dict) else None

@@ -12,6 +12,7 @@ unary answer, on a final empty-text part of a stream).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from gemini_emulator.engines.synth import builtin as synth_builtin
@@ -47,6 +48,31 @@ def _structured(request: GenerateRequest, seed: str) -> str | None:
     if mime == "text/x.enum" and isinstance(schema, dict) and isinstance(schema.get("enum"), list):
         return str(synthesize(schema, seed, json_schema is not None))
     return None
+
+
+_FILE_NAME = re.compile(r"(?:^|/)(files/[a-z0-9-]+)")
+
+
+def _attached(request: GenerateRequest) -> str:
+    """A sentence naming the files the last user turn attaches by `fileData` ("" when it attaches none, so
+    answers to text-only prompts stay as they were)."""
+    last = request.contents[-1] if request.contents else {}
+    parts = last.get("parts") if isinstance(last, dict) and last.get("role", "user") == "user" else None
+    named = []
+    for part in parts if isinstance(parts, list) else []:
+        data = part.get("fileData") if isinstance(part, dict) else None
+        if not isinstance(data, dict) or not isinstance(data.get("fileUri"), str):
+            continue
+        uri = data["fileUri"]
+        found = _FILE_NAME.search(uri)
+        name = found[1] if found else uri[:100]
+        mime = data.get("mimeType")
+        named.append(f"{name} ({mime})" if isinstance(mime, str) and mime else name)
+    if not named:
+        return ""
+    if len(named) == 1:
+        return f"I looked at the attached file {named[0]}. "
+    return f"I looked at the attached files {', '.join(named[:-1])} and {named[-1]}. "
 
 
 def _thinking_tokens(request: GenerateRequest, prompt_tokens: int) -> int:
@@ -120,7 +146,7 @@ def _candidate(
         if synth_tools.has_function_response(request):
             text = synth_tools.response_summary(request)
         else:
-            text = compose(request.last_user_text(), seed)
+            text = _attached(request) + compose(request.last_user_text(), seed)
     text = _stop(text, _config(request, "stopSequences"))
     finish = "STOP"
     if limit is not None:

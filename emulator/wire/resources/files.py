@@ -36,6 +36,7 @@ from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, json_response
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources.common import caller, page_size
+from gemini_emulator.wire.resources.filedata import no_permission
 from gemini_emulator.wire.sending import Body, Stream
 
 PAGE_DEFAULT, PAGE_MAX = 10, 100  # production's files.list: 10 unless asked, at most 100
@@ -45,12 +46,6 @@ DEFAULT_MIME = "application/octet-stream"
 
 
 # --- errors (docs/conformance.md: which are captured, which best-known) -----------------------------------
-
-
-def no_permission(file_id: str) -> errors.ApiError:
-    """Another key's, a deleted, an expired or an unknown file: production's 403 (issue threads quoting it for
-    files.get and for generateContent with a fileUri)."""
-    return errors.ApiError(403, f"You do not have permission to access the File {file_id} or it may not exist.")
 
 
 def _upload_error(message: str, code: int = 400) -> errors.ApiError:

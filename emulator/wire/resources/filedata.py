@@ -1,0 +1,56 @@
+"""`fileData.fileUri` in a generate or countTokens request, checked against the caller's stored files (Developer
+API): a Files API uri (`https://generativelanguage.googleapis.com/v1beta/files/ID`, this emulator's own
+`http://host:port/v1beta/files/ID`, or `files/ID`) must name one of the caller's files, else production's 403; a
+file still PROCESSING, or FAILED, is refused as production refuses it. Other uris (gs://, YouTube, public URLs)
+are left alone. A known file counts in the prompt as media does (protocol/tokens.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from gemini_emulator.protocol import errors
+from gemini_emulator.protocol.routes import DEVELOPER, Target
+from gemini_emulator.stores.files import FileStore
+
+_FILES_URI = re.compile(r"^(?:[a-z]+://[^/]+)?/?(?:v1|v1beta|v1alpha)?/?(files/[^/:?#]+)(?::download)?(?:\?.*)?$")
+
+
+def no_permission(file_id: str) -> errors.ApiError:
+    """Another key's, a deleted, an expired or an unknown file: production's 403 (issue threads quoting it for
+    files.get and for generateContent with a fileUri; docs/conformance.md)."""
+    return errors.ApiError(403, f"You do not have permission to access the File {file_id} or it may not exist.")
+
+
+def not_active(file_id: str) -> errors.ApiError:
+    """A file used before it is ACTIVE (best-known wording: an application's notes quote "not in an ACTIVE
+    state"; docs/conformance.md)."""
+    return errors.ApiError(
+        400, f"The File {file_id} is not in an ACTIVE state and usage is not allowed.", status="FAILED_PRECONDITION"
+    )
+
+
+def file_name(uri: str) -> str | None:
+    """`files/ID` when `uri` is a Files API uri, else None."""
+    found = _FILES_URI.match(uri.strip())
+    return found[1] if found else None
+
+
+def check(files: FileStore, target: Target, contents: Iterable[Any], namespace: str) -> None:
+    """Refuse the request when a fileData part names a file the caller does not have, or one not ACTIVE."""
+    if target.backend != DEVELOPER:
+        return
+    for content in contents:
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for part in parts if isinstance(parts, list) else []:
+            data = part.get("fileData") if isinstance(part, dict) else None
+            uri = data.get("fileUri") if isinstance(data, dict) else None
+            name = file_name(uri) if isinstance(uri, str) else None
+            if name is None:
+                continue
+            stored = files.get(namespace, name)
+            if stored is None:
+                raise no_permission(name.removeprefix("files/"))
+            if stored.state != "ACTIVE":
+                raise not_active(stored.id)
