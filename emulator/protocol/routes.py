@@ -29,7 +29,15 @@ from dataclasses import dataclass
 
 # Methods the emulator serves on a model, and those production has that it does not serve yet.
 SERVED_METHODS = frozenset(
-    {"generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents", "predict"}
+    {
+        "generateContent",
+        "streamGenerateContent",
+        "countTokens",
+        "computeTokens",
+        "embedContent",
+        "batchEmbedContents",
+        "predict",
+    }
 )
 KNOWN_METHODS = SERVED_METHODS | frozenset(
     {

@@ -43,6 +43,17 @@ def count_text(text: str) -> int:
     return classes.count(b"p") + classes.count(b"b") + classes.count(b"aaaaaa")
 
 
+def pieces(text: str) -> list[str]:
+    """`text` cut into the estimator's tokens, each with the whitespace before it (computeTokens lists these):
+    exactly count_text(text) of them, joined back they give `text` without its trailing whitespace."""
+    out: list[str] = []
+    start = 0
+    for match in _PIECES.finditer(text):
+        out.append(text[start : match.end()])
+        start = match.end()
+    return out
+
+
 def truncate(text: str, limit: int) -> str:
     """The longest prefix of `text` that counts at most `limit` tokens (cut at a token boundary)."""
     if limit <= 0:

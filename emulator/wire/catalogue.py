@@ -64,6 +64,8 @@ class Catalogue:
         model_id = model.removeprefix("models/")
         entry = self.models.get(model_id)
         needed = _IMPLIED.get(method, method)
+        if method == "computeTokens" and backend == "vertex":  # Vertex computes tokens for what it counts
+            needed = "countTokens"
         if entry is not None:
             methods = entry["supportedGenerationMethods"]
             if needed in methods or (method == "predict" and method in methods):  # Imagen lists predict itself

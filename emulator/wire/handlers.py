@@ -44,11 +44,13 @@ from gemini_emulator.wire import (
 from gemini_emulator.wire.bodies import BodyReader
 from gemini_emulator.wire.draining import Drain
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.media import compute_tokens
 from gemini_emulator.wire.resources import cached, filedata
 from gemini_emulator.wire.sending import Body, Stream
 
 _MESSAGE_FOR = {
     "countTokens": "CountTokensRequest",
+    "computeTokens": "ComputeTokensRequest",
     "embedContent": "EmbedContentRequest",  # not in wire_fields.json yet: names are not checked
     "batchEmbedContents": "BatchEmbedContentsRequest",
     "predict": "PredictRequest",
@@ -132,12 +134,15 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         body = validate.check_fields(body, message, target.backend, target.version)  # lowerCamelCase from here on
         model, refused = _resolve(ctx, target, probe)
         int_enums = enums.wants_int_enums(query.get("$alt", ""))
-        if target.method == "countTokens" or target.method in EMBEDDING_METHODS:
+        if target.method in ("countTokens", "computeTokens") or target.method in EMBEDDING_METHODS:
             answered = _engine_answer(ctx, dataclasses.replace(probe(), model=model), record)
             if answered is not None:
                 return json_response(answered)
             if refused is not None:  # the engine vouched for the model but has no answer after all
                 raise refused
+        if target.method == "computeTokens":  # Vertex only: the Developer API's catalogue refused it above
+            contents = validate.check_contents(body.get("contents"), "ComputeTokensRequest")
+            return json_response(compute_tokens.answer(contents))
         if target.method == "countTokens":
             return _count_tokens(ctx, target, model, body, record.namespace, int_enums)
         if target.method in EMBEDDING_METHODS:

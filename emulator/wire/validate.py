@@ -145,6 +145,11 @@ _RESOURCE_MESSAGES: dict[str, dict[str, tuple[str, str, bool]]] = {
         "priority": ("int64", "", False),
         "webhookConfig": ("value", "", False),
     },
+    "ComputeTokensRequest": {
+        "model": _STRING,
+        "contents": ("message", "Content", True),
+        "instances": ("value", "", True),
+    },
     # Imagen's and Veo's PredictRequest: instances and parameters are google.protobuf.Value (the model reads them).
     "ImagenPredictRequest": {
         "instances": ("value", "", True),

@@ -303,13 +303,6 @@ DIVERGENCES: tuple[Divergence, ...] = (
         ),
         ("count-tokens/*",),
     ),
-    Divergence(
-        "compute-tokens",
-        GAP,
-        "computeTokens is not implemented (501)",
-        ("status: 501, not 200", "keys.response: lacks tokensInfo", "keys.response: adds the object"),
-        ("count-tokens/vertex-compute-tokens",),
-    ),
 )
 
 # --- the server and what it answers --------------------------------------------------------------------------

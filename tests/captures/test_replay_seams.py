@@ -205,11 +205,11 @@ def test_compute_tokens_and_embeddings_replay(replay: RunningEmulator) -> None:
         assert resp.status_code == 200 and resp.content == recorded.response.body, name
 
 
-def test_unrecorded_compute_tokens_is_still_not_implemented(replay: RunningEmulator) -> None:
+def test_unrecorded_compute_tokens_is_computed_by_the_wire(replay: RunningEmulator) -> None:
     path = VERTEX_COUNT.replace(":countTokens", ":computeTokens")
     body = {"contents": [{"role": "user", "parts": [{"text": "not recorded"}]}]}
     resp = httpx.post(replay.url + path, json=body, headers={"authorization": "Bearer t"})
-    assert resp.status_code == 501 and resp.json()["error"]["status"] == "NOT_IMPLEMENTED"
+    assert resp.status_code == 200 and resp.json()["tokensInfo"][0]["tokens"] == ["bm90", "IHJlY29yZA==", "ZWQ="]
 
 
 def test_a_scripted_entry_is_left_for_generate_content_when_count_tokens_comes_first(
