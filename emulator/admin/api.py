@@ -372,8 +372,13 @@ class Admin:
     async def set_schedule(self, request: Request) -> Response:
         """Set the caller's batch schedule: {pendingMs, runningMs, state, hold, error} (all optional)."""
         schedule, name = self._schedule(), self._namespace(request)
+        raw = await self._body(request)
+        if not raw.strip():
+            raise errors.ApiError(
+                400, "batches: the body is empty; expected {pendingMs, runningMs, state, hold, error}"
+            )
         try:
-            body = orjson.loads(await self._body(request) or b"{}")
+            body = orjson.loads(raw)
         except orjson.JSONDecodeError:
             raise errors.ApiError(400, "batches: the body is not JSON") from None
         try:
@@ -549,8 +554,11 @@ OPENAPI: dict[str, Any] = {
                     "state": {"enum": ["SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED"]},
                     "hold": {"type": "boolean"},
                     "error": {
-                        "type": "object",
-                        "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
+                        "type": ["object", "null"],
+                        "properties": {
+                            "code": {"type": "integer", "minimum": 0, "maximum": 16},
+                            "message": {"type": "string"},
+                        },
                     },
                 },
                 "additionalProperties": False,

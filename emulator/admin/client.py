@@ -157,6 +157,18 @@ class AdminClient:
         """Forget this namespace's script, journal and resources (`api_key`: another key's namespace)."""
         self._call("POST", "/reset", headers={"x-goog-api-key": api_key} if api_key else None)
 
+    def batch_schedule(self, **plan: Any) -> dict[str, Any]:
+        """Set how this namespace's next batch jobs walk: pendingMs, runningMs, state ("SUCCEEDED", "FAILED",
+        "CANCELLED", "EXPIRED"), hold, error ({code, message}); with no argument, back to the default."""
+        if not plan:
+            return dict(self._call("DELETE", "/batches"))
+        return dict(self._call("PUT", "/batches", json=plan))
+
+    def resources(self, kind: str | None = None) -> dict[str, list[dict[str, Any]]]:
+        """This namespace's resources (cached contents, batches, files, operations) by kind."""
+        params = {"kind": kind} if kind else {}
+        return dict(self._call("GET", "/resources", params=params)["resources"])
+
     def journal(self, model: str | None = None, rpc: str | None = None, since: int = 0) -> Calls:
         params: dict[str, Any] = {k: v for k, v in {"model": model, "rpc": rpc, "since": since}.items() if v}
         records: list[dict[str, Any]] = []

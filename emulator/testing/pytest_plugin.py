@@ -78,6 +78,11 @@ class Gemini:
     def strict(self, on: bool | None = True) -> None:
         self.admin.strict(on)
 
+    def batch_schedule(self, **plan: Any) -> None:
+        """How this test's next batch jobs walk: `batch_schedule(runningMs=2000, state="FAILED")`, `hold=True` to
+        keep them RUNNING until cancelled; no argument: back to the default (done within a second)."""
+        self.admin.batch_schedule(**plan)
+
     def journal(self, model: str | None = None, rpc: str | None = None) -> Calls:
         return self.admin.journal(model=model, rpc=rpc)
 

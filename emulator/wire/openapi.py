@@ -22,6 +22,7 @@ from gemini_emulator import __version__
 from gemini_emulator.protocol import printers, routes
 from gemini_emulator.wire import catalogue, validate
 from gemini_emulator.wire.openai_compat import openapi as openai_compat
+from gemini_emulator.wire.resources import openapi as resource_rooms
 
 WIRE_FIELDS = Path(__file__).with_name("wire_fields.json")  # the table validate.py reads
 _REF = "#/components/schemas/"
@@ -337,6 +338,10 @@ def document(table: dict[str, Any] | None = None) -> dict[str, Any]:
             paths[f"{prefix}/models"] = {"get": _models_get(family, listing=True)}
             paths[f"{prefix}/models/{{model}}"] = {"get": _models_get(family, listing=False)}
     paths |= openai_compat.paths(_KEY_OR_TOKEN)  # the OpenAI-compatible surface, /v1beta/openai/
+    cat = catalogue.load()
+    served = [m for m, e in cat.models.items() if "batchGenerateContent" in e["supportedGenerationMethods"]]
+    embeds = [m for m, e in cat.models.items() if "asyncBatchEmbedContent" in e["supportedGenerationMethods"]]
+    paths |= resource_rooms.paths(_KEY_OR_TOKEN, _TOKEN, served, embeds)  # cachedContents, batches
     schemas |= openai_compat.SCHEMAS
     return {
         "openapi": "3.1.0",

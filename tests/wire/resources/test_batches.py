@@ -33,8 +33,7 @@ def _until_done(client: genai.Client, name: str, seconds: float = 5.0) -> tuple[
 
 
 def _schedule(gemini: Gemini, **plan: Any) -> None:
-    answer = gemini.admin._http.put("/batches", json=plan)
-    assert answer.status_code == 200, answer.text
+    gemini.batch_schedule(**plan)
 
 
 def test_inline_batch_walks_to_succeeded_with_the_same_answers_as_generate(gemini_shared: Gemini) -> None:
@@ -113,7 +112,7 @@ def test_a_released_hold_finishes(gemini_shared: Gemini) -> None:
     _schedule(gemini_shared, pendingMs=0, runningMs=0, hold=True)
     job = client.batches.create(model=MODEL, src=[{"contents": "Hi"}])
     assert client.batches.get(name=job.name).state == types.JobState.JOB_STATE_RUNNING
-    released = gemini_shared.admin._http.delete("/batches").json()
+    released = gemini_shared.admin.batch_schedule()
     assert released["released"] == 1
     done, _ = _until_done(client, job.name)
     assert done.state == types.JobState.JOB_STATE_SUCCEEDED
@@ -193,7 +192,7 @@ def test_async_create_poll_list_cancel_delete(gemini_shared: Gemini) -> None:
 def test_admin_lists_removes_and_reset_clears_batches(gemini_shared: Gemini) -> None:
     client = gemini_shared.client
     job = client.batches.create(model=MODEL, src=[{"contents": "Hi"}], config={"display_name": "listed"})
-    listed = gemini_shared.admin._http.get("/resources", params={"kind": "batches"}).json()["resources"]["batches"]
+    listed = gemini_shared.admin.resources("batches")["batches"]
     assert [(b["name"], b["displayName"], b["requestCount"]) for b in listed] == [(job.name, "listed", 1)]
     assert gemini_shared.admin._http.delete("/resources", params={"name": job.name}).status_code == 200
     with pytest.raises(errors.ClientError):
@@ -303,3 +302,8 @@ def test_no_credential_is_refused(base_url: str) -> None:
     assert answer.status_code == 403
     answer = httpx.post(f"{base_url}/v1beta/models/{MODEL}:batchGenerateContent", json=_GOOD)
     assert answer.status_code == 403
+
+
+def test_a_schedule_needs_a_body(gemini_shared: Gemini) -> None:
+    answer = gemini_shared.admin._http.put("/batches", headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and "empty" in answer.json()["error"]["message"]
