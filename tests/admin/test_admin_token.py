@@ -29,7 +29,12 @@ TOKEN = "admin-token-7c1f0e-do-not-leak"
 API_KEY = "api-key-5d2a9b-do-not-leak"
 BODY = {"contents": [{"role": "user", "parts": [{"text": "Say hello"}]}]}
 GENERATE = "/v1beta/models/gemini-2.5-flash:generateContent"
-BODIES = {"/script": [{"text": "x"}], "/strict": {"strict": True}, "/files/state": {"state": "PROCESSING"}}
+BODIES = {
+    "/script": [{"text": "x"}],
+    "/strict": {"strict": True},
+    "/files/state": {"state": "PROCESSING"},
+    "/batches": {"state": "SUCCEEDED"},
+}
 
 
 def _guarded() -> list[tuple[str, str, object]]:
