@@ -18,6 +18,7 @@ from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_en
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.wire import auth, handlers, live
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import imagen
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import batches, caches
@@ -76,7 +77,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     batch_room = batches.Batches(ctx.operations)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
-    sessions = LiveStore()  # Live API sessions, resumption handles, ephemeral tokens
+    # Live API sessions, resumption handles, ephemeral tokens
+    sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
+    admin.resources["liveSessions"] = live.AdminView(sessions)
 
     admin_prefix = PREFIX.encode()
 
@@ -104,6 +107,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await caches.serve(ctx, incoming, target, record)
             elif target.action == "batches":
                 response = await batches.serve(ctx, batch_room, incoming, target, record)
+            elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
+                response = await live_tokens.create(ctx, sessions, incoming, target, record)
+                journal.finish(record, response.status_code, live_tokens.redacted(bytes(response.body)))
+                return response  # journaled without the token's name: a credential
             elif target.action == "room":  # operations, files: gemini_emulator.wire.resources.dispatch
                 response = await rooms.dispatch(ctx, incoming, target, record)
             else:

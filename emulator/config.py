@@ -129,6 +129,14 @@ class Settings:
     header_timeout: int = _setting(
         10, "seconds a connection may take to send its request head; then it is closed (0: no limit)", minimum=0
     )
+    max_live_sessions: int = _setting(
+        1024,
+        "Live API sessions open at once; past it a new session is closed with 1011 (resource exhausted)",
+        minimum=1,
+    )
+    max_live_sessions_per_namespace: int = _setting(
+        64, "Live API sessions one key (namespace) may hold open at once; past it the same 1011", minimum=1
+    )
     tls: bool = _setting(
         False,
         "serve HTTPS and WSS (the Live API) on the port; the certificate is --tls-cert/--tls-key, else one the"

@@ -263,7 +263,12 @@ def _room(http_method: str, path: str) -> Target | None:
     return None
 
 
+AUTH_TOKENS = "auth_tokens"  # POST /v1alpha/auth_tokens: an ephemeral token for the Live API (google-genai tokens.py)
+
+
 def _match(http_method: str, path: str) -> Target | None:
+    if http_method == "POST" and path.rstrip("/") == "/v1alpha/auth_tokens":
+        return Target(AUTH_TOKENS, DEVELOPER, "developer", path.split("/")[1], method="create")
     if path.startswith(OPENAI_PREFIX):
         return _openai(http_method, path[len(OPENAI_PREFIX) :])
     room = _room(http_method, path)

@@ -57,21 +57,36 @@ class LiveStore:
         self._open: dict[str, int] = {}
         self._handles: dict[str, OrderedDict[str, Saved]] = {}
         self._tokens: dict[str, Token] = {}
+        self._sessions: dict[str, dict[str, Any]] = {}
+        self._serial = 0
         self._lock = threading.Lock()
 
     # Open sessions
 
-    def open(self, namespace: str) -> bool:
-        """Count a new session in; False (nothing counted) when a limit is reached."""
+    def open(self, namespace: str, path: str = "") -> str:
+        """Count a new session in: its id, or "" (nothing counted) when a limit is reached."""
         with self._lock:
             mine = self._open.get(namespace, 0)
             if mine >= self.per_namespace or sum(self._open.values()) >= self.total:
-                return False
+                return ""
             self._open[namespace] = mine + 1
-            return True
+            self._serial += 1
+            session = f"sessions/{self._serial}"
+            self._sessions[session] = {"namespace": namespace, "path": path, "openedAt": time.time(), "turns": 0}
+            return session
 
-    def close(self, namespace: str) -> None:
+    def update(self, session: str, **facts: Any) -> None:
+        """Note facts about an open session (its model, its turns) for the admin API."""
         with self._lock:
+            if session in self._sessions:
+                self._sessions[session].update(facts)
+
+    def close(self, session: str) -> None:
+        with self._lock:
+            info = self._sessions.pop(session, None)
+            if info is None:
+                return
+            namespace = info["namespace"]
             left = self._open.get(namespace, 0) - 1
             if left > 0:
                 self._open[namespace] = left
@@ -81,6 +96,36 @@ class LiveStore:
     def open_sessions(self) -> dict[str, int]:
         with self._lock:
             return dict(self._open)
+
+    def sessions(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        with self._lock:
+            return [(k, dict(v)) for k, v in self._sessions.items() if namespace in (None, v["namespace"])]
+
+    def handles(self, namespace: str | None = None) -> list[tuple[str, str, Saved]]:
+        with self._lock:
+            return [
+                (ns, handle, saved)
+                for ns, held in self._handles.items()
+                if namespace in (None, ns)
+                for handle, saved in held.items()
+            ]
+
+    def tokens(self, namespace: str | None = None) -> list[Token]:
+        with self._lock:
+            return [t for t in self._tokens.values() if namespace in (None, t.namespace)]
+
+    def forget(self, namespace: str, name: str) -> bool:
+        """Remove a resumption handle or an ephemeral token by name."""
+        with self._lock:
+            held = self._handles.get(namespace)
+            if held and name in held:
+                del held[name]
+                return True
+            token = self._tokens.get(name)
+            if token is not None and token.namespace == namespace:
+                del self._tokens[name]
+                return True
+            return False
 
     # Resumption handles
 
@@ -137,19 +182,28 @@ class LiveStore:
         with self._lock:
             return self._tokens.get(name)
 
-    def spend(self, name: str) -> str:
-        """Use the token for a new session: "" when it may, else why not ("unknown", "expired", "used")."""
+    def spend(self, name: str, resuming: bool = False) -> str:
+        """Use the token for a new session: "" when it may, else why not ("unknown", "expired", "used"). A
+        resumption does not count as a use (types.AuthToken.uses), but still needs an unexpired token."""
         with self._lock:
             token = self._tokens.get(name)
             if token is None:
                 return "unknown"
             now = time.time()
-            if now > token.expire_time or now > token.new_session_expire_time:
+            if now > token.expire_time or (not resuming and now > token.new_session_expire_time):
                 return "expired"
+            if resuming:
+                return ""
             if token.uses <= 0:
                 return "used"
             token.uses -= 1
             return ""
+
+    def usable(self, name: str) -> bool:
+        """The token's sessions may still send messages (before its expireTime)."""
+        with self._lock:
+            token = self._tokens.get(name)
+            return token is not None and time.time() <= token.expire_time
 
     # Admin
 

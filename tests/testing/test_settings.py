@@ -35,6 +35,8 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "header_timeout": ("3", 3),
     "max_connections": ("500", 500),
     "operation_delay_ms": ("250", 250),
+    "max_live_sessions": ("100", 100),
+    "max_live_sessions_per_namespace": ("3", 3),
     "tls": ("true", True),
     "tls_cert": ("/tmp/cert.pem", "/tmp/cert.pem"),
     "tls_key": ("/tmp/key.pem", "/tmp/key.pem"),

@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Any
+
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
@@ -38,3 +41,49 @@ async def serve(ctx: Context, store: LiveStore, journal: Journal, scope: Scope, 
     finally:
         record.body = session.received
         journal.finish(record, SWITCHING_PROTOCOLS, session.transcript(), complete=clean)
+
+
+def _stamp(wall: float) -> str:
+    return datetime.fromtimestamp(wall, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class AdminView:
+    """Live sessions as the admin API lists and removes them (admin.api.Resources): open sessions, resumption
+    handles and ephemeral tokens (a token's name is a credential: shown cut short)."""
+
+    def __init__(self, store: LiveStore) -> None:
+        self.store = store
+
+    def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for name, info in self.store.sessions(namespace):
+            out.append(
+                {
+                    "namespace": info["namespace"],
+                    "name": name,
+                    "kind": "session",
+                    "model": info.get("model", ""),
+                    "openedAt": _stamp(info["openedAt"]),
+                    "turns": info.get("turns", 0),
+                }
+            )
+        for ns, handle, saved in self.store.handles(namespace):
+            out.append({"namespace": ns, "name": handle, "kind": "resumptionHandle", "contents": len(saved.contents)})
+        for token in self.store.tokens(namespace):
+            out.append(
+                {
+                    "namespace": token.namespace,
+                    "name": token.name[:20] + "...",
+                    "kind": "ephemeralToken",
+                    "usesLeft": token.uses,
+                    "expireTime": _stamp(token.expire_time),
+                    "newSessionExpireTime": _stamp(token.new_session_expire_time),
+                }
+            )
+        return out
+
+    def remove(self, namespace: str, name: str) -> bool:
+        return self.store.forget(namespace, name)
+
+    def reset(self, namespace: str | None = None) -> None:
+        self.store.reset(namespace)

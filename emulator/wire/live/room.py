@@ -30,6 +30,7 @@ from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.live import closing, fields, speaking
 from gemini_emulator.wire.live.closing import Close
 from gemini_emulator.wire.live.listening import DEFAULT_SILENCE_MS, Listener
+from gemini_emulator.wire.live.tokens import locked
 
 log = logging.getLogger("gemini_emulator")
 
@@ -71,8 +72,9 @@ class Session:
         self.received: list[Any] = []
         self.sent: list[bytes] = []
         self.send_lock = asyncio.Lock()
-        self.counted = False
+        self.session_id = ""  # the LiveStore's id of this open session
         self.entries: list[str] = []
+        self.token_name = ""  # an ephemeral token's name (the Constrained method)
 
     # ---- the session's life --------------------------------------------------------------------------------
 
@@ -95,15 +97,15 @@ class Session:
                 self.turn.cancel()
             if self.idle is not None:
                 self.idle.cancel()
-            if self.counted:
-                self.store.close(self.namespace)
+            if self.session_id:
+                self.store.close(self.session_id)
             self.record.entry = ", ".join(dict.fromkeys(self.entries)) or None
 
     async def _serve(self) -> None:
         self._authenticate()
-        if not self.store.open(self.namespace):
+        self.session_id = self.store.open(self.namespace, self.record.path)
+        if not self.session_id:
             raise Close(closing.INTERNAL, LIMIT_REASON)
-        self.counted = True
         first = await asyncio.wait_for(self._next(), SETUP_TIMEOUT_S)
         kind, body = first
         if kind != "setup":
@@ -111,20 +113,17 @@ class Session:
         await self._begin(body)
         while True:
             kind, body = await self._next()
+            self._check_token()
             await self._handle(kind, body)
 
     def _authenticate(self) -> None:
         target = self.target
         if target.action == LIVE_CONSTRAINED:
-            token = self.query.get("access_token", "")
-            scheme, _, value = self.headers.get("authorization", "").partition(" ")
-            if not token and scheme.lower() == "token":
-                token = value.strip()
-            refusal = self.store.spend(token) if token else "unknown"
-            if refusal:
-                raise Close(closing.POLICY if refusal != "unknown" else closing.INVALID, _TOKEN_REFUSALS[refusal])
-            minted = self.store.token(token)
-            self.namespace = self.record.namespace = minted.namespace if minted else ""
+            self.token_name = self.query.get("access_token", "") or self._token_header()
+            token = self.store.token(self.token_name) if self.token_name else None
+            if token is None:
+                raise Close(closing.INVALID, _TOKEN_REFUSALS["unknown"])
+            self.namespace = self.record.namespace = token.namespace
             return
         try:
             credential = auth.authenticate(target, self.headers, self.query, self.ctx.settings.api_key)
@@ -172,9 +171,7 @@ class Session:
         return kinds[0], normalised[kinds[0]]
 
     async def _begin(self, setup: dict[str, Any]) -> None:
-        constraints = self._constraints()
-        if constraints:
-            setup = setup | constraints
+        setup = self._constrained(setup)
         name = setup.get("model")
         if not isinstance(name, str) or not name:
             raise closing.invalid()
@@ -188,6 +185,7 @@ class Session:
         except errors.ApiError as error:
             raise closing.from_error(error) from None
         self.setup = setup
+        self.store.update(self.session_id, model=model_id)
         resumption = setup.get("sessionResumption")
         handle = resumption.get("handle") if isinstance(resumption, dict) else None
         if handle:
@@ -199,12 +197,25 @@ class Session:
         self.listener = Listener(int(detection.get("silenceDurationMs") or DEFAULT_SILENCE_MS))
         await self._send(speaking.setup_complete(target.backend, f"{self.record.id}:{self.namespace}:{model_id}"))
 
-    def _constraints(self) -> dict[str, Any]:
+    def _constrained(self, setup: dict[str, Any]) -> dict[str, Any]:
+        """An ephemeral token's session: the token spent (a resumption is free) and its locked fields applied."""
         if self.target.action != LIVE_CONSTRAINED:
-            return {}
-        token = self.store.token(self.query.get("access_token", "") or self._token_header())
-        locked = token.constraints if token else None
-        return validate.respelled(dict(locked), "BidiGenerateContentSetup") if locked else {}
+            return setup
+        resumption = setup.get("sessionResumption")
+        resuming = isinstance(resumption, dict) and bool(resumption.get("handle"))
+        refusal = self.store.spend(self.token_name, resuming)
+        if refusal:
+            raise Close(closing.POLICY, _TOKEN_REFUSALS[refusal])
+        token = self.store.token(self.token_name)
+        if token is None or not token.constraints:
+            return setup
+        constraints = validate.respelled(dict(token.constraints), "BidiGenerateContentSetup")
+        return locked(setup, constraints, token.field_mask)
+
+    def _check_token(self) -> None:
+        """No message on an ephemeral token past its expireTime."""
+        if self.target.action == LIVE_CONSTRAINED and not self.store.usable(self.token_name):
+            raise Close(closing.POLICY, _TOKEN_REFUSALS["expired"])
 
     def _token_header(self) -> str:
         scheme, _, value = self.headers.get("authorization", "").partition(" ")
@@ -382,6 +393,7 @@ class Session:
 
     async def _answer_turn(self, spoken_s: float) -> None:
         self.turns += 1
+        self.store.update(self.session_id, turns=self.turns)
         target = dataclasses.replace(self.target, model=self.model)
         body = self._request_body()
         gen, _, _, chunks = handlers.start_generation(

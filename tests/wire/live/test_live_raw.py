@@ -163,3 +163,142 @@ def test_the_journal_holds_one_record_per_session_with_audio_summarised(gemini_s
         "realtimeInput": {"audio": {"mimeType": "audio/pcm;rate=16000", "data": "<3200 bytes, 0.100 s of audio>"}}
     }
     assert "s of audio>" in record.record["response"] and pcm not in record.record["response"]
+
+
+async def _session(url: str, setup: dict[str, Any]) -> Any:
+    ws = await websockets.connect(url)
+    await ws.send(json.dumps({"setup": setup}))
+    assert "setupComplete" in json.loads(await ws.recv())
+    return ws
+
+
+async def _until(ws: Any, key: str) -> list[Any]:
+    """Frames up to and including the first whose serverContent (or top level) has `key`."""
+    frames = []
+    while True:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        frames.append(frame)
+        if key in frame or key in frame.get("serverContent", {}):
+            return frames
+
+
+TEXT_SETUP = {"model": MODEL, "generationConfig": {"responseModalities": ["TEXT"]}}
+HI = {"clientContent": {"turns": [{"role": "user", "parts": [{"text": "hi"}]}], "turnComplete": True}}
+
+
+def test_scripted_interruption(gemini_shared: Gemini) -> None:
+    gemini_shared.script({"text": "one two three four five six", "live": {"interrupted": True}})
+
+    async def go() -> list[Any]:
+        ws = await _session(_url(gemini_shared), TEXT_SETUP)
+        await ws.send(json.dumps(HI))
+        frames = await _until(ws, "interrupted")
+        await ws.close()
+        return frames
+
+    frames = asyncio.run(go())
+    assert frames[-1] == {"serverContent": {"interrupted": True}}
+    assert 1 <= len(frames) - 1 < 4  # part of the answer, then the interruption; no turnComplete
+    assert not any("turnComplete" in f.get("serverContent", {}) for f in frames)
+
+
+def test_pending_tool_calls_are_cancelled_by_new_input_or_by_script(gemini_shared: Gemini) -> None:
+    tools = [{"functionDeclarations": [{"name": "slow_lookup"}]}]
+    gemini_shared.script(
+        {"functionCall": {"name": "slow_lookup", "id": "call-1"}},
+        {"match": {"text": "never mind"}, "text": "OK."},
+        {"functionCall": {"name": "slow_lookup", "id": "call-2"}},
+        {"match": {"text": "again"}, "text": "Cancelled by script.", "live": {"cancelToolCalls": True}},
+    )
+
+    async def go() -> tuple[list[Any], list[Any]]:
+        ws = await _session(_url(gemini_shared), TEXT_SETUP | {"tools": tools})
+        await ws.send(json.dumps(HI))
+        await _until(ws, "toolCall")
+        await ws.send(json.dumps({"realtimeInput": {"text": "never mind"}}))
+        first = await _until(ws, "turnComplete")
+        await ws.send(json.dumps(HI))
+        await _until(ws, "toolCall")
+        await ws.send(json.dumps({"clientContent": {"turns": [{"role": "user", "parts": [{"text": "again"}]}]}}))
+        await ws.send(json.dumps({"clientContent": {"turnComplete": True}}))
+        second = await _until(ws, "turnComplete")
+        await ws.close()
+        return first, second
+
+    first, second = asyncio.run(go())
+    assert first[0] == {"toolCallCancellation": {"ids": ["call-1"]}}
+    assert first[1] == {"serverContent": {"modelTurn": {"parts": [{"text": "OK."}]}}}
+    assert second[0] == {"toolCallCancellation": {"ids": ["call-2"]}}
+
+
+def test_compression_video_and_realtime_text_are_accepted(gemini_shared: Gemini) -> None:
+    import base64
+
+    gemini_shared.script({"match": {"text": "what do you see"}, "text": "Frame."})
+    setup = TEXT_SETUP | {
+        "contextWindowCompression": {"triggerTokens": "25600", "slidingWindow": {"targetTokens": 12800}},
+        "realtimeInputConfig": {"automaticActivityDetection": {"disabled": False, "silenceDurationMs": 300}},
+    }
+
+    async def go() -> list[Any]:
+        ws = await _session(_url(gemini_shared), setup)
+        frame = base64.b64encode(b"\xff\xd8\xff" + bytes(100)).decode()
+        await ws.send(json.dumps({"realtimeInput": {"video": {"mimeType": "image/jpeg", "data": frame}}}))
+        await ws.send(json.dumps({"realtimeInput": {"text": "what do you see"}}))
+        frames = await _until(ws, "turnComplete")
+        await ws.close()
+        return frames
+
+    assert asyncio.run(go())[0] == {"serverContent": {"modelTurn": {"parts": [{"text": "Frame."}]}}}
+
+
+def test_activity_signals_with_automatic_detection_on_close_1007(gemini_shared: Gemini) -> None:
+    _, code, reason = closed_by(_url(gemini_shared), {"setup": TEXT_SETUP}, {"realtimeInput": {"activityStart": {}}})
+    assert code == 1007 and "automatic activity detection" in reason
+
+
+def test_open_session_limits_per_namespace() -> None:
+    from gemini_emulator.config import Settings
+    from gemini_emulator.testing.server import start
+
+    running = start(Settings(port=0, max_live_sessions_per_namespace=1))
+    try:
+        url = running.url.replace("http", "ws", 1) + DEV
+
+        async def go() -> tuple[int, str, Any]:
+            first = await _session(url + "?key=a", TEXT_SETUP)
+            refused = await _closed_by(url + "?key=a", {"setup": TEXT_SETUP})
+            other = await _session(url + "?key=b", TEXT_SETUP)  # another namespace still gets one
+            await other.close()
+            await first.close()
+            return refused[1], refused[2], None
+
+        code, reason, _ = asyncio.run(go())
+        assert code == 1011 and reason == "Resource has been exhausted (e.g. check quota)."
+    finally:
+        running.stop()
+
+
+def test_admin_lists_open_sessions_and_handles(gemini_shared: Gemini) -> None:
+    import httpx
+
+    gemini_shared.script({"text": "ok"})
+
+    async def go() -> dict[str, Any]:
+        ws = await _session(_url(gemini_shared), TEXT_SETUP | {"sessionResumption": {}})
+        await ws.send(json.dumps(HI))
+        await _until(ws, "turnComplete")
+        async with httpx.AsyncClient() as http:
+            listed = await http.get(
+                gemini_shared.url + "/__emulator/resources",
+                params={"kind": "liveSessions"},
+                headers={"x-goog-api-key": gemini_shared.api_key},
+            )
+        await ws.close()
+        return dict(listed.json())
+
+    shown = asyncio.run(go())["resources"]["liveSessions"]
+    kinds = sorted(item["kind"] for item in shown)
+    assert kinds == ["resumptionHandle", "session"]
+    session = next(i for i in shown if i["kind"] == "session")
+    assert session["model"] == "gemini-2.5-flash-native-audio-latest" and session["turns"] == 1

@@ -268,3 +268,31 @@ def test_wrong_model_closes_1008(gemini_tls: Gemini) -> None:
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
+
+
+def test_ephemeral_token_locks_its_setup_and_is_used_up(gemini_tls: Gemini) -> None:
+    from google import genai
+
+    gemini_tls.script({"text": "token session", "times": 2})
+    alpha = types.HttpOptions(base_url=gemini_tls.url, api_version="v1alpha")
+    minter = genai.Client(api_key=gemini_tls.api_key, http_options=alpha)
+    token = minter.auth_tokens.create(
+        config={"uses": 1, "live_connect_constraints": {"model": MODEL, "config": {"response_modalities": ["TEXT"]}}}
+    )
+    assert token.name and token.name.startswith("auth_tokens/")
+    client = genai.Client(api_key=token.name, http_options=alpha)
+
+    async def go() -> str:
+        # The token locks TEXT: the session's AUDIO request is overridden.
+        async with client.aio.live.connect(model=MODEL, config={"response_modalities": ["AUDIO"]}) as s:
+            await s.send_client_content(turns={"role": "user", "parts": [{"text": "hi"}]})
+            return "".join(m.text or "" for m in await _turn(s))
+
+    with pytest.warns(errors.ExperimentalWarning):
+        assert run(go()) == "token session"
+    with pytest.raises(errors.APIError) as refused, pytest.warns(errors.ExperimentalWarning):
+        run(go())  # uses: 1
+    assert refused.value.code == 1008
+    journal = gemini_tls.journal()
+    leaks = [c.record for c in journal if token.name in str(c.record)]
+    assert not leaks  # a credential never reaches the journal
