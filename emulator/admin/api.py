@@ -425,12 +425,12 @@ class Admin:
         if not isinstance(body, dict) or not body.keys() <= allowed or body.get("state") not in FILE_STATES:
             raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
         error = body.get("error")
-        if error is not None and not (
+        if "error" in body and not (
             isinstance(error, dict) and isinstance(error.get("message"), str) and isinstance(error.get("code", 0), int)
         ):
             raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
         name = body.get("name")
-        if name is not None and not isinstance(name, str):
+        if "name" in body and not isinstance(name, str):
             raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
         if files is None or not hasattr(files, "set_state"):
             raise errors.ApiError(400, "files/state: this server keeps no files", status="FAILED_PRECONDITION")

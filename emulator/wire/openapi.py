@@ -23,6 +23,7 @@ from gemini_emulator.protocol import printers, routes
 from gemini_emulator.wire import catalogue, validate
 from gemini_emulator.wire.openai_compat import openapi as openai_compat
 from gemini_emulator.wire.resources import openapi as resource_rooms
+from gemini_emulator.wire.resources import spec as resource_spec
 
 WIRE_FIELDS = Path(__file__).with_name("wire_fields.json")  # the table validate.py reads
 _REF = "#/components/schemas/"
@@ -343,6 +344,8 @@ def document(table: dict[str, Any] | None = None) -> dict[str, Any]:
     embeds = [m for m, e in cat.models.items() if "asyncBatchEmbedContent" in e["supportedGenerationMethods"]]
     paths |= resource_rooms.paths(_KEY_OR_TOKEN, _TOKEN, served, embeds)  # cachedContents, batches
     schemas |= openai_compat.SCHEMAS
+    paths |= resource_spec.paths(_KEY_OR_TOKEN)  # Files and operations (wire/resources/spec.py)
+    schemas |= resource_spec.SCHEMAS
     return {
         "openapi": "3.1.0",
         "info": {

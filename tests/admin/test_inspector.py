@@ -345,3 +345,25 @@ def test_the_start_up_banner_points_at_the_page(gemini_emulator: RunningEmulator
     line = next(line for line in banner(gemini_emulator.settings).splitlines() if "Inspector" in line)
     url = inspector_url(gemini_emulator)
     assert url in line and httpx.get(url).status_code == 200
+
+
+def test_the_resources_panel_lists_files_with_size_and_state_and_clears(gemini_shared: Gemini, watched: Watched):
+    import io
+
+    from playwright.sync_api import expect
+
+    page = watched.page
+    namespace = namespace_of({}, gemini_shared.api_key)
+    page.goto(inspector_url(gemini_shared.server, namespace=namespace))
+    expect(page.locator("#resources-empty")).to_be_visible()
+    made = gemini_shared.client.files.upload(
+        file=io.BytesIO(b"twelve bytes"), config={"mime_type": "text/plain", "display_name": "Notes"}
+    )
+    item = page.locator("#resources > li")
+    expect(item).to_have_count(1)
+    expect(item.locator("code")).to_have_text(made.name)
+    expect(item).to_contain_text("displayName Notes · mimeType text/plain · sizeBytes 12 · state ACTIVE")
+    expect(page.locator("#resource-count")).to_have_text("1")
+    page.click("#clear")
+    expect(item).to_have_count(0)
+    expect(page.locator("#resources-empty")).to_be_visible()
