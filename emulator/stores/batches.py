@@ -60,6 +60,8 @@ class BatchJob:
     output_file: str = ""
     ended_ns: int = 0
     size: int = 0  # bytes of the requests as sent (the byte budget counts these)
+    outcome: str = ""  # a final state other than the plan's (a file job whose input file is gone: FAILED)
+    counts: tuple[int, int] | None = None  # a file job's (requests, answered without error), once answered
 
 
 class Plans:

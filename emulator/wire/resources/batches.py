@@ -32,9 +32,11 @@ from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.seam import Embedder
 from gemini_emulator.stores.batches import FINAL_STATES, BatchJob, Plan, Plans
 from gemini_emulator.stores.caches import stamp
+from gemini_emulator.stores.files import FilesFull, FileTooLarge
 from gemini_emulator.stores.operations import CANCELLED_STATUS, Operation, OperationStore, error_status, new_id
 from gemini_emulator.wire import auth, embeddings, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.resources import filedata
 
 METHODS = frozenset({"batchGenerateContent", "asyncBatchEmbedContent"})
 MAX_REQUESTS = 10_000  # per job (production's bound is the 20 MB request; the body limit applies first)
@@ -84,8 +86,12 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         body = validate.check_fields(body, message, target.backend, target.version)
         model = ctx.catalogue.resolve(target.model, target.method, target.version, target.backend)
         job = _job(body, model, embed, message)
-        if job.input_file:
-            raise errors.not_implemented("batch input files (fileName) before the Files API lands")
+        if job.input_file:  # the caller's own file, whole (its lines are read when the job runs)
+            stored = ctx.files.get(namespace, job.input_file)
+            if stored is None:
+                raise filedata.no_permission(job.input_file.removeprefix("files/"))
+            if stored.state != "ACTIVE":
+                raise filedata.not_active(stored.id)
         used = sum(o.extra["job"].size for o in _jobs(room, namespace))
         if used + job.size > MAX_BYTES_PER_NAMESPACE:
             raise errors.ApiError(
@@ -203,7 +209,9 @@ async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
         if op.has_result or op.cancelled:
             return
         state = job.plan.state
-        if state == "SUCCEEDED":
+        if state == "SUCCEEDED" and job.input_file:
+            await _answer_file(ctx, room, op, job)
+        elif state == "SUCCEEDED":
             job.results = [await _answer(ctx, op.namespace, job, i, item) for i, item in enumerate(job.requests)]
             job.requests = []
             job.size = len(orjson.dumps(job.results))
@@ -216,6 +224,44 @@ async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
             job.requests = []
             room.operations.complete(op, error=status)
         job.ended_ns = time.time_ns()
+
+
+async def _answer_file(ctx: handlers.Context, room: Batches, op: Operation, job: BatchJob) -> None:
+    """A file job: each line of the input file ({"key", "request"}) answered, the answers ({"key", "response"} or
+    {"key", "error"}) one per line in a new file of the caller's, named in `output.responsesFile`. An input file
+    gone by then, or no room for the answers, fails the job."""
+    stored = ctx.files.get(op.namespace, job.input_file)
+    if stored is None:
+        job.outcome = "FAILED"
+        room.operations.complete(op, error=error_status(filedata.no_permission(job.input_file[len("files/") :])))
+        return
+    lines = [line for line in ctx.files.read(stored).splitlines() if line.strip()][:MAX_REQUESTS]
+    out: list[bytes] = []
+    good = 0
+    for i, line in enumerate(lines):
+        try:
+            item = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            item = None
+        if not isinstance(item, dict):
+            status = {"code": 3, "message": f"Line {i + 1} of {job.input_file} is not a JSON object."}
+            out.append(orjson.dumps({"error": status}))
+            continue
+        answered = await _answer(ctx, op.namespace, job, i, {k: v for k, v in item.items() if k != "metadata"})
+        good += "response" in answered
+        keyed = {"key": item["key"]} if "key" in item else {}
+        out.append(orjson.dumps(keyed | answered))
+    job.counts = (len(lines), good)
+    data = b"".join(line + b"\n" for line in out)
+    try:
+        result = ctx.files.put(op.namespace, data, "application/jsonl", display_name=f"{op.name}-responses")
+    except (FilesFull, FileTooLarge):
+        status = {"code": 8, "message": "gemini-emulator: no room in the Files byte budget for the batch's answers."}
+        job.outcome = "FAILED"
+        room.operations.complete(op, error=status)
+        return
+    job.output_file = result.name
+    room.operations.complete(op, response=_output(job, typed=True))
 
 
 async def _answer(
@@ -243,7 +289,8 @@ async def _answer(
 async def _generate(ctx: handlers.Context, namespace: str, model: str, request: dict[str, Any]) -> dict[str, Any]:
     """A generateContent answer to one batch request, as the native unary path builds it."""
     target = Target("call", DEVELOPER, "developer", "v1beta", model=model, method="generateContent")
-    body = {k: v for k, v in request.items() if k != "model"}
+    sent = {k: v for k, v in request.items() if k != "model"}
+    body = validate.check_fields(sent, "GenerateContentRequest", DEVELOPER, "v1beta")
     gen, builder, _, answer = handlers.start_generation(ctx, target, model, body, namespace, False, request)
     chunk, *others = await handlers.collect(answer)
     if chunk.fault is not None:  # a dropped or cut connection has no place in a batch: the item fails
@@ -274,7 +321,9 @@ def _output(job: BatchJob, typed: bool) -> dict[str, Any]:
 def _state(op: Operation) -> str:
     if op.cancelled:
         return "CANCELLED"
-    return op.state() or "PENDING"
+    state = op.state() or "PENDING"
+    outcome = op.extra["job"].outcome
+    return outcome if outcome and state in FINAL_STATES else state
 
 
 def view(op: Operation) -> dict[str, Any]:
@@ -282,7 +331,7 @@ def view(op: Operation) -> dict[str, Any]:
     job: BatchJob = op.extra["job"]
     state = _state(op)
     done = op.done() and state in FINAL_STATES
-    total = len(job.results) if job.results is not None else len(job.requests)
+    total = job.counts[0] if job.counts else len(job.results) if job.results is not None else len(job.requests)
     kind = "EmbedContentBatch" if job.kind == "embed" else "GenerateContentBatch"
     meta: dict[str, Any] = {"@type": _TYPE + kind, "model": f"models/{job.model}", "name": op.name}
     meta["displayName"] = job.display_name
@@ -305,8 +354,8 @@ def view(op: Operation) -> dict[str, Any]:
 def _stats(job: BatchJob, total: int, done: bool, state: str) -> dict[str, str]:
     """BatchStats, int64 as strings, zero counts left out (proto3 JSON)."""
     stats = {"requestCount": str(total)} if total else {}
-    if done and state == "SUCCEEDED" and job.results is not None:
-        good = sum(1 for r in job.results if "response" in r)
+    if done and state == "SUCCEEDED" and (job.results is not None or job.counts):
+        good = job.counts[1] if job.counts else sum(1 for r in job.results or [] if "response" in r)
         if good:
             stats["successfulRequestCount"] = str(good)
         if total - good:

@@ -23,7 +23,7 @@ from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.stores.caches import DEFAULT_TTL_NS, CachedContent, CacheFull, CacheStore, stamp
 from gemini_emulator.wire import auth, handlers, tool_rules, validate
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import cached
+from gemini_emulator.wire.resources import cached, filedata
 
 # The fewest tokens a cache may hold, per model (docs/conformance.md "Cached contents"): measured by a public
 # probe (gemini-3.5-flash-lite 1024, 2026-09) and a forum report quoting production's 400 (gemini-2.5-flash 1024,
@@ -112,6 +112,7 @@ def _create(
     contents = body.get("contents") or []
     if contents:
         validate.check_contents(contents, "CachedContent")
+        filedata.check(ctx.files, target, contents, namespace)  # fileData uris name the caller's own files
     system = body.get("systemInstruction")
     tools = body.get("tools") or []
     tool_config = body.get("toolConfig")

@@ -5,6 +5,8 @@ the same engine and script as generateContent, a scripted failed item, cancel, t
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import time
 from typing import Any
 
@@ -307,3 +309,87 @@ def test_no_credential_is_refused(base_url: str) -> None:
 def test_a_schedule_needs_a_body(gemini_shared: Gemini) -> None:
     answer = gemini_shared.admin._http.put("/batches", headers={"content-type": "application/json"})
     assert answer.status_code == 400 and "empty" in answer.json()["error"]["message"]
+
+
+def _upload_lines(client: genai.Client, lines: list[bytes]) -> types.File:
+    data = io.BytesIO(b"".join(line + b"\n" for line in lines))
+    return client.files.upload(file=data, config={"mime_type": "application/jsonl", "display_name": "requests"})
+
+
+def test_file_batch_to_completion_with_the_result_file_downloaded(gemini_shared: Gemini) -> None:
+    client = gemini_shared.client
+    gemini_shared.script(
+        {"match": {"text": "capital"}, "text": "Paris."}, {"match": {"text": "fail"}, "error": "internal"}
+    )
+    lines = [
+        json.dumps({"key": "q1", "request": {"contents": [{"parts": [{"text": "The capital of France?"}]}]}}).encode(),
+        json.dumps(
+            {"key": "q2", "request": {"contents": [{"role": "user", "parts": [{"text": "Why is the sky blue?"}]}]}}
+        ).encode(),
+        json.dumps({"key": "q3", "request": {"contents": [{"parts": [{"text": "this should fail"}]}]}}).encode(),
+        b"not json",
+    ]
+    uploaded = _upload_lines(client, lines)
+    job = client.batches.create(model=MODEL, src=uploaded.name, config={"display_name": "from a file"})
+    done, _ = _until_done(client, job.name)
+    assert done.state == types.JobState.JOB_STATE_SUCCEEDED
+    assert done.dest.file_name and done.dest.file_name.startswith("files/")
+    meta = client.files.get(name=done.dest.file_name)
+    assert meta.mime_type == "application/jsonl" and meta.source == types.FileSource.GENERATED
+    results = [json.loads(line) for line in client.files.download(file=done.dest.file_name).splitlines()]
+    assert [r.get("key") for r in results] == ["q1", "q2", "q3", None]
+    assert results[0]["response"]["candidates"][0]["content"]["parts"][0]["text"] == "Paris."
+    direct = client.models.generate_content(model=MODEL, contents="Why is the sky blue?")
+    assert results[1]["response"]["candidates"][0]["content"]["parts"][0]["text"] == direct.text
+    assert results[2]["error"]["code"] == 13 and "response" not in results[2]
+    assert results[3]["error"]["code"] == 3
+    raw = httpx.get(f"{gemini_shared.url}/v1beta/{job.name}", headers={"x-goog-api-key": gemini_shared.api_key})
+    body = raw.json()
+    assert body["metadata"]["output"] == {"responsesFile": done.dest.file_name}
+    assert body["metadata"]["batchStats"] == {
+        "requestCount": "4",
+        "successfulRequestCount": "2",
+        "failedRequestCount": "2",
+    }
+
+
+def test_async_file_batch(gemini_shared: Gemini) -> None:
+    line = json.dumps({"key": "only", "request": {"contents": [{"parts": [{"text": "Say hello"}]}]}}).encode()
+
+    async def run() -> None:
+        client = gemini_shared.client.aio
+        data = io.BytesIO(line + b"\n")
+        uploaded = await client.files.upload(file=data, config={"mime_type": "application/jsonl"})
+        job = await client.batches.create(model=MODEL, src=uploaded.name)
+        deadline = time.monotonic() + 5
+        while not (job := await client.batches.get(name=job.name)).done:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        got = await client.files.download(file=job.dest.file_name)
+        answer = json.loads(got)
+        assert answer["key"] == "only" and answer["response"]["candidates"][0]["content"]["parts"][0]["text"]
+
+    asyncio.run(run())
+
+
+def test_an_unknown_or_other_keys_input_file_is_refused(gemini_shared: Gemini, base_url: str) -> None:
+    client = gemini_shared.client
+    with pytest.raises(errors.ClientError) as caught:
+        client.batches.create(model=MODEL, src="files/nosuchfile")
+    assert caught.value.code == 403
+    uploaded = _upload_lines(client, [b'{"key": "a", "request": {"contents": "x"}}'])
+    other = genai.Client(api_key="batch-file-other", http_options=types.HttpOptions(base_url=base_url))
+    with pytest.raises(errors.ClientError) as caught:
+        other.batches.create(model=MODEL, src=uploaded.name)
+    assert caught.value.code == 403 and "You do not have permission to access the File" in caught.value.message
+
+
+def test_an_input_file_deleted_before_the_job_runs_fails_it(gemini_shared: Gemini) -> None:
+    client = gemini_shared.client
+    gemini_shared.batch_schedule(pendingMs=0, hold=True)
+    uploaded = _upload_lines(client, [b'{"key": "a", "request": {"contents": [{"parts": [{"text": "x"}]}]}}'])
+    job = client.batches.create(model=MODEL, src=uploaded.name)
+    client.files.delete(name=uploaded.name)
+    gemini_shared.batch_schedule()  # release the hold
+    done, _ = _until_done(client, job.name)
+    assert done.state == types.JobState.JOB_STATE_FAILED

@@ -345,3 +345,27 @@ def test_the_journal_records_cache_calls(gemini_shared: Gemini) -> None:
     assert rpcs == ["cachedContents.create", "cachedContents.delete"]
     created = gemini_shared.journal(rpc="cachedContents.create").last
     assert created.model == MODEL and created.status == 200
+
+
+def test_cache_contents_with_file_data_name_the_callers_own_files(gemini_shared: Gemini) -> None:
+    import io
+
+    client = gemini_shared.client
+    uploaded = client.files.upload(file=io.BytesIO(BIG.encode()), config={"mime_type": "text/plain"})
+    part = types.Part.from_uri(file_uri=uploaded.uri, mime_type="text/plain")
+    cache = client.caches.create(
+        model=MODEL,
+        config=types.CreateCachedContentConfig(
+            contents=[types.Content(role="user", parts=[part, types.Part(text=BIG)])]
+        ),
+    )
+    assert cache.name.startswith("cachedContents/")
+    missing = types.Part.from_uri(file_uri=f"{gemini_shared.url}/v1beta/files/nosuchfile", mime_type="text/plain")
+    with pytest.raises(errors.ClientError) as caught:
+        client.caches.create(
+            model=MODEL,
+            config=types.CreateCachedContentConfig(
+                contents=[types.Content(role="user", parts=[missing, types.Part(text=BIG)])]
+            ),
+        )
+    assert caught.value.code == 403 and "You do not have permission to access the File" in caught.value.message
