@@ -75,6 +75,8 @@ class Session:
         self.session_id = ""  # the LiveStore's id of this open session
         self.entries: list[str] = []
         self.token_name = ""  # an ephemeral token's name (the Constrained method)
+        self.timers: list[asyncio.TimerHandle] = []  # goAway's end of session
+        self.tasks: set[asyncio.Task[None]] = set()  # turns begun by the silence timer
 
     # ---- the session's life --------------------------------------------------------------------------------
 
@@ -97,6 +99,10 @@ class Session:
                 self.turn.cancel()
             if self.idle is not None:
                 self.idle.cancel()
+            for timer in self.timers:
+                timer.cancel()
+            for task in self.tasks:
+                task.cancel()
             if self.session_id:
                 self.store.close(self.session_id)
             self.record.entry = ", ".join(dict.fromkeys(self.entries)) or None
@@ -305,10 +311,12 @@ class Session:
         """End the spoken turn when no audio has come for the silence duration after speech."""
         if self.idle is not None:
             self.idle.cancel()
-        loop = asyncio.get_running_loop()
-        self.idle = loop.call_later(
-            self.listener.silence_ms / 1000, lambda: loop.create_task(self._idle_turn()) and None
-        )
+        self.idle = asyncio.get_running_loop().call_later(self.listener.silence_ms / 1000, self._spawn_idle_turn)
+
+    def _spawn_idle_turn(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._idle_turn())
+        self.tasks.add(task)  # held until done: the loop keeps only a weak reference to a task
+        task.add_done_callback(self.tasks.discard)
 
     async def _idle_turn(self) -> None:
         if self.listener.holding and self.listener.heard:
@@ -521,8 +529,8 @@ class Session:
             raise DropConnection
         if "goAway" in live:
             await self._send({"goAway": {"timeLeft": live["goAway"]}})
-            loop = asyncio.get_running_loop()
-            loop.call_later(float(live["goAway"][:-1]), self.stop, Close(closing.NORMAL, ""))
+            later = asyncio.get_running_loop().call_later
+            self.timers.append(later(float(live["goAway"][:-1]), self.stop, Close(closing.NORMAL, "")))
 
     # ---- sending and the journal --------------------------------------------------------------------------
 
