@@ -84,3 +84,18 @@ def test_other_uris_are_left_alone(gemini_shared: Gemini) -> None:
     part = types.Part.from_uri(file_uri="gs://bucket/picture.png", mime_type="image/png")
     answer = gemini_shared.client.models.generate_content(model=MODEL, contents=[part, "What is this?"])
     assert "gs://bucket/picture.png" in answer.text
+
+
+def test_a_cache_holding_a_file_checks_it_at_creation(gemini_shared: Gemini) -> None:
+    client = gemini_shared.client
+    part = types.Part.from_uri(file_uri=f"{gemini_shared.url}/v1beta/files/nosuchfile2", mime_type="image/png")
+    with pytest.raises(errors.APIError) as refused:
+        client.caches.create(model=MODEL, config={"contents": [types.Content(role="user", parts=[part])]})
+    assert refused.value.code == 403 and "nosuchfile2" in refused.value.message
+    image = client.files.upload(file=io.BytesIO(PNG), config={"mime_type": "image/png"})
+    known = types.Part.from_uri(file_uri=image.uri, mime_type="image/png")
+    long_text = types.Part.from_text(text="word " * 1200)  # past the model's minimum cache size
+    cache = client.caches.create(
+        model=MODEL, config={"contents": [types.Content(role="user", parts=[known, long_text])]}
+    )
+    assert cache.name.startswith("cachedContents/")
