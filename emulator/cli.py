@@ -264,6 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         app = create_app(settings, engine)
         check_port(settings.host, settings.port)
         certificate = tls.resolve(settings.tls_cert, settings.tls_key, settings.host) if settings.tls else None
+        protocol = runtime.guarded_http(
+            settings.header_timeout, runtime.connection_cap(settings.max_connections), settings.http
+        )
+        loop = runtime.event_loop(settings.loop)
     except (EngineLoadError, ValueError, OSError) as exc:
         return _refuse(exc)
     print(banner(settings), flush=True)
@@ -282,7 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         access_log=False,
         server_header=False,
         lifespan="off",
-        http=runtime.guarded_http(settings.header_timeout, runtime.connection_cap(settings.max_connections)),
+        http=protocol,
+        loop=loop,
         **({"ssl_certfile": str(certificate.cert), "ssl_keyfile": str(certificate.key)} if certificate else {}),
     )
     return 0

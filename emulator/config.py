@@ -150,6 +150,17 @@ class Settings:
         shown="what the file descriptor limit leaves room for",
         minimum=0,
     )
+    http: str = _setting(
+        "auto",
+        "HTTP/1.1 parser: `httptools` (llhttp, in C) or `h11` (pure Python; the same bytes, about twice the CPU);"
+        " `auto` takes httptools when it is installed",
+        choices=("auto", "httptools", "h11"),
+    )
+    loop: str = _setting(
+        "auto",
+        "event loop: `uvloop` or `asyncio`; `auto` takes uvloop when it is installed",
+        choices=("auto", "uvloop", "asyncio"),
+    )
 
     operation_delay_ms: int = _setting(
         500,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib.util
 import logging
 import socket
 from time import monotonic
@@ -14,6 +15,11 @@ import h11
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # pragma: no cover - httptools not installed
+    HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
 from gemini_emulator.protocol import errors, framing, printers
 from gemini_emulator.wire.draining import Drain
@@ -75,12 +81,16 @@ def collect_when_idle(app: ASGIApp, idle_s: float = IDLE_S) -> ASGIApp:
     return counted
 
 
+def _envelope_400(msg: str) -> bytes:
+    return printers.pretty(errors.ApiError(400, msg).envelope())
+
+
 class EnvelopedH11(H11Protocol):
     """uvicorn's h11 protocol, answering a request it cannot parse (a malformed request line or header) with
     Google's JSON error envelope instead of uvicorn's plain-text 400."""
 
     def send_400_response(self, msg: str) -> None:
-        body = printers.pretty(errors.ApiError(400, msg).envelope())
+        body = _envelope_400(msg)
         headers = [
             (b"content-type", framing.JSON_TYPE.encode()),
             (b"content-length", str(len(body)).encode()),
@@ -90,6 +100,91 @@ class EnvelopedH11(H11Protocol):
             self.transport.write(self.conn.send(event))
         self.transport.write(self.conn.send(h11.EndOfMessage()) or b"")
         self.transport.close()
+
+    def _head_arrived(self) -> None:
+        """Called once a request's head is parsed (the guard in `guarded_http` hooks it)."""
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before:
+            self._head_arrived()
+
+
+# What a request head (request line and headers) may hold on the httptools stack before it is refused: h11 refuses
+# past 16 KiB of incomplete head; llhttp has no bound of its own, and uvicorn would keep growing the URL and header
+# list it collects.
+MAX_HEAD_BYTES = 64 * 1024
+
+if HttpToolsProtocol is not None:
+
+    class EnvelopedHttpTools(HttpToolsProtocol):
+        """uvicorn's httptools protocol (llhttp, in C), with Google's envelope for what it cannot parse, as
+        EnvelopedH11, and a bound on the request head (MAX_HEAD_BYTES)."""
+
+        _head_bytes = 0  # of the head being received
+        _in_head = True  # between requests: what arrives is a head
+        _heads = 0  # heads parsed on this connection
+
+        def send_400_response(self, msg: str) -> None:
+            body = _envelope_400(msg)
+            head = (
+                b"HTTP/1.1 400 Bad Request\r\ncontent-type: " + framing.JSON_TYPE.encode()
+                + b"\r\ncontent-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n"
+            )  # fmt: skip
+            self.transport.write(head + body)
+            self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            # Counted only when the whole piece went to a head: a piece in which the last request's body ended
+            # (and a new head may have begun) is not, so a head may pass the bound by at most one read.
+            counting, heads = self._in_head, self._heads
+            super().data_received(data)
+            if counting and self._in_head and heads == self._heads and not self.transport.is_closing():
+                self._head_bytes += len(data)
+                if self._head_bytes > MAX_HEAD_BYTES:
+                    self.logger.warning("Invalid HTTP request received.")
+                    self.send_400_response("Invalid HTTP request received.")
+
+        def on_headers_complete(self) -> None:
+            self._in_head, self._head_bytes, self._heads = False, 0, self._heads + 1
+            super().on_headers_complete()
+            self._head_arrived()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._in_head = True  # what follows is the next request's head
+
+        def _head_arrived(self) -> None:
+            """Called once a request's head is parsed (the guard in `guarded_http` hooks it)."""
+
+else:  # pragma: no cover - httptools is a dependency; this is the fallback where it cannot install
+    EnvelopedHttpTools = None  # type: ignore[assignment,misc]
+
+HTTP_STACKS = ("auto", "httptools", "h11")
+LOOPS = ("auto", "uvloop", "asyncio")
+
+
+def http_protocol(choice: str = "auto") -> type[Any]:
+    """The protocol class for `--http`: httptools (fast, C) when installed and asked for or `auto`, else h11."""
+    if choice == "h11" or EnvelopedHttpTools is None:
+        if choice == "httptools":
+            raise ValueError("--http httptools: the httptools package is not installed")
+        return EnvelopedH11
+    return EnvelopedHttpTools
+
+
+def event_loop(choice: str = "auto") -> str:
+    """uvicorn's `loop` for `--loop`: uvloop when installed and asked for or `auto`, else asyncio."""
+    have = importlib.util.find_spec("uvloop") is not None
+    if choice == "uvloop" and not have:
+        raise ValueError("--loop uvloop: the uvloop package is not installed")
+    return "uvloop" if choice != "asyncio" and have else "asyncio"
+
+
+def stack_name(protocol: type[Any], loop: str) -> str:
+    """`httptools/uvloop` and the like, for the banner and the benchmark."""
+    return f"{'h11' if issubclass(protocol, EnvelopedH11) else 'httptools'}/{loop}"
 
 
 RESERVED_FDS = 64  # file descriptors kept free of connections (captures, logs, the listening socket)
@@ -110,30 +205,29 @@ def connection_cap(configured: int = 0) -> int:
     return max(16, soft - RESERVED_FDS)
 
 
-def guarded_http(header_timeout: float, max_connections: int) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol with two bounds uvicorn lacks: a connection that has not sent a whole request head
-    within `header_timeout` seconds (after connecting, or after its last answer) is closed; and past
-    `max_connections`, the connection that has waited longest for its head is closed to make room (with none
+def guarded_http(header_timeout: float, max_connections: int, stack: str = "auto") -> type[asyncio.Protocol]:
+    """The `stack`'s protocol (http_protocol) with two bounds uvicorn lacks: a connection that has not sent a
+    whole request head within `header_timeout` seconds (after connecting, or after its last answer) is closed; and
+    past `max_connections`, the connection that has waited longest for its head is closed to make room (with none
     waiting, the new one is), so idle sockets can never use up the file descriptors and lock callers out."""
-    waiting: dict[H11Protocol, None] = {}  # connections between requests, oldest first
+    waiting: dict[Any, None] = {}  # connections between requests, oldest first
+    base: Any = http_protocol(stack)
 
-    class GuardedH11(EnvelopedH11):
+    class Guarded(base):
         _head_timer: asyncio.TimerHandle | None = None
-        _armed_cycle: object = None
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            super().connection_made(transport)  # type: ignore[arg-type]
+            super().connection_made(transport)
             if len(self.connections) > max_connections:
                 victim = next(iter(waiting), None)
                 if victim is None:
                     transport.close()
                     return
-                victim._close_waiting()  # type: ignore[attr-defined]
+                victim._close_waiting()
             self._await_head()
 
         def _await_head(self) -> None:
             waiting[self] = None
-            self._armed_cycle = self.cycle
             if header_timeout > 0:
                 if self._head_timer is not None:
                     self._head_timer.cancel()
@@ -150,10 +244,8 @@ def guarded_http(header_timeout: float, max_connections: int) -> type[asyncio.Pr
                 self._head_timer.cancel()
                 self._head_timer = None
 
-        def handle_events(self) -> None:
-            super().handle_events()
-            if self in waiting and self.cycle is not self._armed_cycle:  # a request head arrived
-                self._stop_waiting()
+        def _head_arrived(self) -> None:
+            self._stop_waiting()
 
         def on_response_complete(self) -> None:
             if not self.transport.is_closing():
@@ -164,7 +256,8 @@ def guarded_http(header_timeout: float, max_connections: int) -> type[asyncio.Pr
             self._stop_waiting()
             super().connection_lost(exc)
 
-    return GuardedH11
+    Guarded.__name__ = Guarded.__qualname__ = "Guarded" + base.__name__.removeprefix("Enveloped")
+    return Guarded
 
 
 class _RateLimited(logging.Filter):
@@ -203,11 +296,11 @@ log = logging.getLogger("gemini_emulator")
 def serve(app: ASGIApp, drain: Drain, grace: int, http: type[asyncio.Protocol] | None = None, **options: Any) -> None:
     """uvicorn.run for `serve`: a shutdown waits up to `grace` seconds for the calls in flight, then ends those
     still running with an error (wire/draining.py) instead of cutting their connections; protocol errors are
-    answered in Google's envelope (`http`: another protocol class, best one built on EnvelopedH11). Exits 3
+    answered in Google's envelope (`http`: another protocol class, best one from http_protocol). Exits 3
     (uvicorn's STARTUP_FAILURE) when the server never started."""
     config = uvicorn.Config(
         app,
-        http=http or EnvelopedH11,
+        http=http or http_protocol(),
         timeout_graceful_shutdown=grace + TAIL_MARGIN_S,
         **options,
     )

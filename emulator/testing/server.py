@@ -12,7 +12,7 @@ import uvicorn
 from gemini_emulator import tls
 from gemini_emulator.app import create_app
 from gemini_emulator.config import Settings
-from gemini_emulator.runtime import EnvelopedH11
+from gemini_emulator.runtime import event_loop, http_protocol
 from gemini_emulator.seam import Engine, ScriptBook
 
 
@@ -65,14 +65,16 @@ def start(settings: Settings | None = None, engine: Engine | None = None) -> Run
         certificate = tls.resolve(settings.tls_cert, settings.tls_key, host)
         tls_files = {"ssl_certfile": str(certificate.cert), "ssl_keyfile": str(certificate.key)}
         bundle = str(certificate.bundle)
-    server, thread = serve_in_thread(create_app(settings, engine), host, port, **tls_files)
+    stack = {"http": http_protocol(settings.http), "loop": event_loop(settings.loop)}
+    server, thread = serve_in_thread(create_app(settings, engine), host, port, **stack, **tls_files)
     scheme = "https" if settings.tls else "http"
     return RunningEmulator(f"{scheme}://{host}:{port}", host, port, settings, server, thread, bundle)
 
 
 def serve_in_thread(app: Any, host: str, port: int, **options: Any) -> tuple[uvicorn.Server, threading.Thread]:
     """Serve an ASGI app from a daemon thread; return once it accepts connections (no access log); `options` go
-    to uvicorn.Config (the TLS files)."""
+    to uvicorn.Config (the TLS files; `http` and `loop`, by default the fastest installed, in Google's envelope
+    for what cannot be parsed, as from `serve`)."""
     config = uvicorn.Config(
         app,
         host=host,
@@ -81,8 +83,7 @@ def serve_in_thread(app: Any, host: str, port: int, **options: Any) -> tuple[uvi
         access_log=False,
         server_header=False,
         lifespan="off",
-        http=EnvelopedH11,  # a request it cannot parse gets Google's envelope, as from `serve`
-        **options,
+        **{"http": http_protocol(), "loop": event_loop(), **options},  # options may name another stack
     )
     server = uvicorn.Server(config)
     # uvicorn listens for signals only on the main thread (Server.capture_signals): this thread never does.

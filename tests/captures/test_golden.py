@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
@@ -308,9 +309,13 @@ DIVERGENCES: tuple[Divergence, ...] = (
 # --- the server and what it answers --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def server() -> Any:
-    running = start(Settings(port=0))
+# Every HTTP stack the emulator can run on serves the same bytes (the fast one is the default; h11 is the fallback).
+STACKS = ["httptools", "h11"] if importlib.util.find_spec("httptools") else ["h11"]
+
+
+@pytest.fixture(scope="module", params=STACKS)
+def server(request: pytest.FixtureRequest) -> Any:
+    running = start(Settings(port=0, http=request.param, loop="auto" if request.param == "httptools" else "asyncio"))
     yield running
     running.stop()
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import resource
+import select
 import socket
 import time
 from collections.abc import Iterator
@@ -13,8 +15,9 @@ from redteam import ADMIN, GENERATE, JSON_TYPE, STREAM, body, post_head, raw_req
 from served import spawn
 
 from gemini_emulator.admin.client import AdminClient
+from gemini_emulator.config import Settings
 from gemini_emulator.engines.scripted.store import MAX_ENTRIES, MAX_NAMESPACES
-from gemini_emulator.testing.server import RunningEmulator
+from gemini_emulator.testing.server import RunningEmulator, start
 
 
 @pytest.fixture(scope="module")
@@ -163,9 +166,13 @@ def _half_heads(url: str, count: int) -> list[socket.socket]:
     return socks
 
 
+STACKS = ["httptools", "h11"]  # every HTTP stack `serve` runs on keeps the same bounds
+
+
 @pytest.mark.slow  # over a second: left out of make test-fast
-def test_connections_that_never_finish_their_head_are_closed() -> None:
-    served = spawn(env={"GEMINI_EMULATOR_HEADER_TIMEOUT": "1", "PATH": "/usr/bin:/bin"})
+@pytest.mark.parametrize("stack", STACKS)
+def test_connections_that_never_finish_their_head_are_closed(stack: str) -> None:
+    served = spawn(env={"GEMINI_EMULATOR_HEADER_TIMEOUT": "1", "GEMINI_EMULATOR_HTTP": stack, "PATH": "/usr/bin:/bin"})
     try:
         socks = _half_heads(served.url, 20)
         started = time.monotonic()
@@ -183,7 +190,8 @@ def _limit_files(limit: int) -> None:
 
 
 @pytest.mark.slow  # over a second: left out of make test-fast
-def test_idle_connections_cannot_lock_callers_out_or_flood_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("stack", STACKS)
+def test_idle_connections_cannot_lock_callers_out_or_flood_the_log(stack: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """1,100 half-open connections under ulimit -n 1024: unreachable, and 170 MB of accept-error tracebacks."""
     import served as served_module
 
@@ -191,7 +199,7 @@ def test_idle_connections_cannot_lock_callers_out_or_flood_the_log(monkeypatch: 
     monkeypatch.setattr(
         served_module.subprocess, "Popen", lambda *a, **k: real_popen(*a, **k, preexec_fn=lambda: _limit_files(200))
     )
-    served = spawn()
+    served = spawn(env={"GEMINI_EMULATOR_HTTP": stack, "PATH": "/usr/bin:/bin"})
     try:
         socks = _half_heads(served.url, 400)  # twice the server's file descriptors
         assert httpx.get(served.url + f"{ADMIN}/health", timeout=5).status_code == 200
@@ -201,3 +209,28 @@ def test_idle_connections_cannot_lock_callers_out_or_flood_the_log(monkeypatch: 
         assert len(served.output()) < 20_000, served.output()[-3000:]
     finally:
         served.terminate()
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_head_that_never_ends_is_refused_not_held(stack: str) -> None:
+    """llhttp (httptools) has no bound of its own on a request head: one endless header would grow without end."""
+    running = start(Settings(port=0, http=stack))
+    try:
+        with socket.create_connection((running.host, running.port), timeout=10) as sock:
+            sock.sendall(b"GET /__emulator/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Endless: ")
+            sent, answer, total = 0, b"", 32 * 1024 * 1024
+            while sent < total:
+                readable, writable, _ = select.select([sock], [sock], [], 5)
+                if readable or not writable:
+                    break
+                try:
+                    sent += sock.send(b"a" * 65536)
+                except (BrokenPipeError, ConnectionResetError):
+                    break
+            with contextlib.suppress(ConnectionResetError):
+                answer = sock.recv(4096)
+        # Refused long before the end (what went out beyond the bound sat in the kernel's socket buffers).
+        assert sent < total // 2, f"{sent} bytes of one header were taken in"
+        assert answer.startswith(b"HTTP/1.1 400 ") and b'"status": "INVALID_ARGUMENT"' in answer, answer[:300]
+    finally:
+        running.stop()

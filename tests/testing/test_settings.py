@@ -34,6 +34,8 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "admin_token": ("sekrit-admin-token-1", "sekrit-admin-token-1"),
     "header_timeout": ("3", 3),
     "max_connections": ("500", 500),
+    "http": ("h11", "h11"),
+    "loop": ("asyncio", "asyncio"),
     "operation_delay_ms": ("250", 250),
     "max_live_sessions": ("100", 100),
     "max_live_sessions_per_namespace": ("3", 3),
