@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any
 
 import pytest
@@ -157,7 +158,12 @@ def test_the_journal_holds_one_record_per_session_with_audio_summarised(gemini_s
                 pass
 
     asyncio.run(go())
-    [record] = gemini_shared.journal(rpc="BidiGenerateContent")
+    # The client has closed; the server finishes the session's record when it sees the close: wait for that.
+    deadline = time.monotonic() + 10
+    while not (records := gemini_shared.journal(rpc="BidiGenerateContent")) or not records[0].record["complete"]:
+        assert time.monotonic() < deadline, "the session's record was never completed"
+        time.sleep(0.01)
+    [record] = records
     assert record.status == 101
     assert record.body[1] == {
         "realtimeInput": {"audio": {"mimeType": "audio/pcm;rate=16000", "data": "<3200 bytes, 0.100 s of audio>"}}
