@@ -15,11 +15,12 @@ from gemini_emulator.admin.journal import Journal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
+from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.wire import auth, handlers, live
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
-from gemini_emulator.wire.media import imagen
+from gemini_emulator.wire.media import imagen, interactions
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import batches, caches
 from gemini_emulator.wire.resources import dispatch as rooms
@@ -81,6 +82,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
+    interaction_store = InteractionStore()
+    admin.resources["interactions"] = interactions.AdminView(interaction_store)
+
     admin_prefix = PREFIX.encode()
 
     async def dispatch(scope: Scope, receive: Receive) -> Response:
@@ -105,6 +109,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await openai_compat.dispatch(ctx, incoming, target, record)
             elif target.action == "cachedContents":
                 response = await caches.serve(ctx, incoming, target, record)
+            elif target.action == "interactions":  # the Interactions API: gemini_emulator.wire.media.interactions
+                response = await interactions.serve(ctx, interaction_store, incoming, target, record)
             elif target.action == "batches":
                 response = await batches.serve(ctx, batch_room, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API

@@ -200,6 +200,24 @@ _RESOURCE_RULES: list[tuple[re.Pattern[str], str, str, str]] = [
         "batches",
     ),
 ]
+# The Interactions API (gemini_emulator.wire.media.interactions): create, get, delete, and cancel as a sub-path.
+_RESOURCE_RULES += [
+    (
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/interactions(?:/(?P<resource>{_SEG})(?P<cancel>/cancel)?)?/?$"),
+        DEVELOPER,
+        "developer",
+        "interactions",
+    ),
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/interactions(?:/(?P<resource>{_SEG})(?P<cancel>/cancel)?)?/?$"
+        ),
+        VERTEX,
+        "vertex",
+        "interactions",
+    ),
+]
 _COLLECTION_VERBS = {"POST": "create", "GET": "list", "HEAD": "list"}
 _ITEM_VERBS = {"GET": "get", "HEAD": "get", "PATCH": "patch", "DELETE": "delete"}
 
@@ -219,6 +237,8 @@ def _resource(http_method: str, path: str) -> Target | None:
             verb = _COLLECTION_VERBS.get(http_method, "")
         if collection == "batches" and verb in ("create", "patch"):
             verb = ""  # a batch is made through models/{m}:batchGenerateContent
+        if collection == "interactions" and verb in ("list", "patch"):
+            verb = ""  # the Interactions API lists nothing and changes nothing
         return Target(collection, backend, family, method=verb, **groups) if verb else None
     return None
 
@@ -274,7 +294,7 @@ def _match(http_method: str, path: str) -> Target | None:
     room = _room(http_method, path)
     if room is not None:
         return room
-    if "/cachedContents" in path or "/batches" in path:
+    if "/cachedContents" in path or "/batches" in path or "/interactions" in path:
         found = _resource(http_method, path)
         if found is not None:
             return found
