@@ -41,7 +41,7 @@ SECRET_HEADERS = frozenset(
         ADMIN_TOKEN_HEADER,
     }
 )
-SECRET_QUERY = frozenset({"key", "access_token"})
+SECRET_QUERY = frozenset({"key", "access_token", "upload_id"})  # upload_id: a resumable upload's only credential
 MAX_RESPONSE_TEXT = 1 << 20  # a journaled response body keeps its first MiB
 MAX_BODY_TEXT = 1 << 20  # so does a request body (as JSON text)
 MAX_BYTES = 256 << 20  # stored bodies across the journal

@@ -132,6 +132,9 @@ def test_resumable_by_hand_two_chunks_and_wrong_offsets(gemini_shared: Gemini) -
         assert (file["displayName"], file["sizeBytes"], file["sha256Hash"]) == ("notes", str(len(data)), _hash(data))
         again = bare.post(url, headers={"X-Goog-Upload-Command": "upload, finalize", "X-Goog-Upload-Offset": "22"})
         assert again.status_code == 404 and again.headers["x-goog-upload-status"] == "final"
+    continued = [r for r in gemini_shared.journal(rpc="files.upload") if "upload_id" in r.record["query"]]
+    assert len(continued) == 5 and {r.record["query"]["upload_id"] for r in continued} == {"REDACTED"}
+    assert url.split("upload_id=")[1].split("&")[0] not in json.dumps([r.record for r in gemini_shared.journal()])
     key = {"x-goog-api-key": gemini_shared.api_key}
     download = httpx.get(f"{gemini_shared.url}/v1beta/{file['name']}:download", params={"alt": "media"}, headers=key)
     assert download.content == data and download.headers["content-type"] == "text/plain"
