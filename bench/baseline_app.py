@@ -109,11 +109,15 @@ app = Starlette(
 
 
 def emulator_uvicorn_options() -> dict[str, Any]:
-    """The constant keyword arguments of the `uvicorn.run(...)` call in emulator/cli.py."""
+    """The constant keyword arguments of the `runtime.serve(...)` call in emulator/cli.py, and the same HTTP stack
+    (protocol and event loop) the emulator picks by default."""
+    from gemini_emulator import runtime
+
     for node in ast.walk(ast.parse(CLI_SOURCE.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and ast.unparse(node.func) == "uvicorn.run":
-            return {k.arg: k.value.value for k in node.keywords if k.arg and isinstance(k.value, ast.Constant)}
-    raise RuntimeError(f"no uvicorn.run(...) call in {CLI_SOURCE}")
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in ("uvicorn.run", "runtime.serve"):
+            constants = {k.arg: k.value.value for k in node.keywords if k.arg and isinstance(k.value, ast.Constant)}
+            return constants | {"http": runtime.http_protocol(), "loop": runtime.event_loop()}
+    raise RuntimeError(f"no runtime.serve(...) call in {CLI_SOURCE}")
 
 
 def main() -> None:

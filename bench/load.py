@@ -282,6 +282,8 @@ def main() -> int:
         result = asyncio.run(sizes(int(port), paths.split(","), [int(x) for x in lengths.split(",")], int(repeats)))
     else:
         raise SystemExit(f"unknown mode {mode}")
+    # uvloop leaves the pipe it was handed non-blocking: a result past the pipe's 128 KiB would be cut short.
+    os.set_blocking(sys.stdout.fileno(), True)
     print(json.dumps(result))
     return 0
 

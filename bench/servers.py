@@ -3,6 +3,7 @@
 - `baseline`: bench/baseline_app.py, a bare Starlette app returning pre-serialized bytes (the framework limit);
 - `emulator`: `gemini-emulator serve` with default settings (zero-config answers);
 - `scripted`: the same with a `--script` file whose one entry answers every request (`times: forever`);
+- `emulator-h11`: `emulator` on the fallback stack (`--http h11 --loop asyncio`), the default before 2026-12;
 - `aimock`: CopilotKit's aimock (npm @copilotkit/aimock, the version tests/upstream/package-lock.json pins,
   installed here with `npm ci` when missing), answering with the baseline's text in as many SSE events.
 """
@@ -32,7 +33,7 @@ STAMP = UPSTREAMS / "node_modules" / ".package-lock.sha256"
 ANSWER = "".join(_TEXT)  # what every server answers (the baseline's own text)
 READY_PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
 READY_BODY = b'{"contents": [{"role": "user", "parts": [{"text": "Bench request 0: ready?"}]}]}'
-NAMES = ("baseline", "emulator", "scripted", "aimock")
+NAMES = ("baseline", "emulator", "scripted", "emulator-h11", "aimock")
 
 
 @dataclass
@@ -84,6 +85,8 @@ def command(name: str, port: int, workdir: Path) -> list[str]:
         return emulator
     if name == "scripted":
         return [*emulator, "--script", str(script)]
+    if name == "emulator-h11":
+        return [*emulator, "--http", "h11", "--loop", "asyncio"]
     if name == "baseline":
         return [sys.executable, str(BENCH / "baseline_app.py"), "--port", str(port)]
     if name == "aimock":
