@@ -19,6 +19,7 @@ exists (docs/conformance.md, "Batches").
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -38,6 +39,7 @@ from gemini_emulator.wire import auth, embeddings, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import filedata
 
+log = logging.getLogger("gemini_emulator")
 METHODS = frozenset({"batchGenerateContent", "asyncBatchEmbedContent"})
 MAX_REQUESTS = 10_000  # per job (production's bound is the 20 MB request; the body limit applies first)
 MAX_BYTES_PER_NAMESPACE = 256 << 20  # requests and answers held by one caller's jobs
@@ -105,7 +107,7 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         steps = [(0.0, "PENDING"), (plan.pending_s, "RUNNING"), (plan.pending_s + plan.running_s, plan.state)]
         op = room.operations.create(namespace, _KIND, name=_new_name(room, namespace), steps=steps, hold=plan.hold)
         op.extra["job"] = job
-        return handlers.json_response(view(op))
+        return handlers.json_response(_snapshot(op))
     except errors.ApiError as error:
         return handlers.error_response(error)
 
@@ -163,12 +165,13 @@ async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target:
         record.model = op.extra["job"].model
         if target.method == "get":
             await settle(ctx, room, op)
-            return handlers.json_response(view(op))
+            return handlers.json_response(_snapshot(op))
         if target.method == "cancel":
             await ctx.bodies.read(request.receive, request.headers)
             if not op.done():
                 room.operations.cancel(namespace, name)
                 op.extra["job"].ended_ns = time.time_ns()
+                _snapshot(op)
             return handlers.json_response({})
         room.operations.delete(namespace, name)
         return handlers.json_response({})
@@ -191,7 +194,7 @@ async def _list(ctx: handlers.Context, room: Batches, query: Mapping[str, str], 
     for op in page:
         if "job" in op.extra:
             await settle(ctx, room, op)
-            shown.append(view(op))
+            shown.append(_snapshot(op))
     out: dict[str, Any] = {}
     if shown:
         out["operations"] = shown
@@ -281,6 +284,9 @@ async def _answer(
         # {code, message} without details: google-genai 3.6.1 types JobError.details as strings, so a Status with
         # detail objects (a quota error's Help, RetryInfo...) would not parse (docs/conformance.md).
         out = {"error": {k: v for k, v in error_status(error).items() if k != "details"}}
+    except Exception:  # an engine's own failure fails its item, not the read that ran the job
+        log.exception("batch item %d of a %s job failed", index, job.kind)
+        out = {"error": {"code": 13, "message": errors.INTERNAL}}
     if "metadata" in item:
         out["metadata"] = item["metadata"]
     return out
@@ -316,6 +322,14 @@ def _output(job: BatchJob, typed: bool) -> dict[str, Any]:
     else:
         out["inlinedResponses"] = {"inlinedResponses": job.results or []}
     return out
+
+
+def _snapshot(op: Operation) -> dict[str, Any]:
+    """`view(op)`, its metadata also kept on the operation: GET /{v}/operations (the operations room) shows a
+    batch as it was last read here."""
+    shown = view(op)
+    op.metadata = shown["metadata"]
+    return shown
 
 
 def _state(op: Operation) -> str:

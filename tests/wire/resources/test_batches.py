@@ -40,7 +40,7 @@ def _schedule(gemini: Gemini, **plan: Any) -> None:
 
 def test_inline_batch_walks_to_succeeded_with_the_same_answers_as_generate(gemini_shared: Gemini) -> None:
     client = gemini_shared.client
-    _schedule(gemini_shared, pendingMs=100, runningMs=150)
+    _schedule(gemini_shared, pendingMs=100, hold=True)  # held: RUNNING until released, so each state is seen
     requests = [
         {"contents": [{"parts": [{"text": "Say hello"}], "role": "user"}], "metadata": {"key": "a"}},
         {"contents": [{"parts": [{"text": "Why is the sky blue?"}], "role": "user"}], "metadata": {"key": "b"}},
@@ -48,9 +48,13 @@ def test_inline_batch_walks_to_succeeded_with_the_same_answers_as_generate(gemin
     job = client.batches.create(model=MODEL, src=requests, config={"display_name": "demo"})
     assert job.name.startswith("batches/") and job.state == types.JobState.JOB_STATE_PENDING
     assert job.display_name == "demo" and job.model == f"models/{MODEL}"
+    deadline = time.monotonic() + 5
+    while client.batches.get(name=job.name).state != types.JobState.JOB_STATE_RUNNING:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    gemini_shared.batch_schedule()  # release
     job, seen = _until_done(client, job.name)
-    assert seen[0] in ("JOB_STATE_PENDING", "JOB_STATE_RUNNING") and seen[-1] == "JOB_STATE_SUCCEEDED"
-    assert "JOB_STATE_RUNNING" in seen
+    assert seen == ["JOB_STATE_SUCCEEDED"]
     assert job.end_time is not None and job.end_time >= job.create_time
     answers = job.dest.inlined_responses
     assert [a.metadata for a in answers] == [{"key": "a"}, {"key": "b"}]
@@ -393,3 +397,10 @@ def test_an_input_file_deleted_before_the_job_runs_fails_it(gemini_shared: Gemin
     gemini_shared.batch_schedule()  # release the hold
     done, _ = _until_done(client, job.name)
     assert done.state == types.JobState.JOB_STATE_FAILED
+
+
+def test_the_operations_listing_shows_batches_as_last_read(gemini_shared: Gemini) -> None:
+    job = gemini_shared.client.batches.create(model=MODEL, src=[{"contents": "Hi"}], config={"display_name": "seen"})
+    headers = {"x-goog-api-key": gemini_shared.api_key}
+    listed = httpx.get(f"{gemini_shared.url}/v1beta/operations", headers=headers).json()["operations"]
+    assert [(o["name"], o["metadata"]["displayName"]) for o in listed] == [(job.name, "seen")]
