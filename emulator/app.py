@@ -20,7 +20,7 @@ from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.wire import auth, handlers, live
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
-from gemini_emulator.wire.media import imagen, interactions
+from gemini_emulator.wire.media import imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import batches, caches
 from gemini_emulator.wire.resources import dispatch as rooms
@@ -101,6 +101,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = not_found_page(path)
             elif target.action == "call" and target.method in batches.METHODS and target.family == "developer":
                 response = await batches.create(ctx, batch_room, incoming, target, record)
+            elif target.action == "call" and veo.claims(ctx, target):  # Veo: predictLongRunning, its polling
+                response = await veo.call(ctx, incoming, target, record)
             elif target.action == "call" and imagen.claims(ctx, target):  # Imagen's :predict (embeddings keep theirs)
                 response = await imagen.call(ctx, incoming, target, record)
             elif target.action == "call":

@@ -46,6 +46,7 @@ KNOWN_METHODS = SERVED_METHODS | frozenset(
         "computeTokens",
         "predict",
         "predictLongRunning",
+        "fetchPredictOperation",
         "batchGenerateContent",
         "asyncBatchEmbedContent",
         "countTextTokens",
