@@ -311,3 +311,41 @@ def test_malformed_uploads_get_4xx_envelopes(gemini_shared: Gemini, headers: dic
 def test_no_key_is_production_403(gemini_shared: Gemini) -> None:
     assert httpx.get(f"{gemini_shared.url}/v1beta/files").status_code == 403
     assert httpx.post(f"{gemini_shared.url}/upload/v1beta/files", content=b"x").status_code == 403
+
+
+def test_a_raw_upload_past_the_request_body_limit_is_streamed_into_storage(gemini_shared: Gemini) -> None:
+    data = bytes(range(256)) * (100 * 1024)  # 25 MiB: past --max-body-bytes (20 MiB), under the 2 GB file limit
+    answer = httpx.post(
+        f"{gemini_shared.url}/upload/v1beta/files",
+        params={"uploadType": "media"},
+        headers={"x-goog-api-key": gemini_shared.api_key, "content-type": "application/octet-stream"},
+        content=data,
+        timeout=60,
+    )
+    assert answer.status_code == 200, answer.text[:300]
+    assert answer.json()["file"]["sizeBytes"] == str(len(data))
+    assert answer.json()["file"]["sha256Hash"] == _hash(data)
+
+
+@pytest.mark.slow
+def test_a_stalled_upload_chunk_gets_408_and_its_bytes_are_freed() -> None:
+    import socket
+
+    running = start(Settings(port=0, body_timeout=1))
+    try:
+        http = httpx.Client(base_url=running.url, headers={"x-goog-api-key": "stall"})
+        url = _start(http, 100)
+        path = url.split(running.url, 1)[1]
+        with socket.create_connection((running.host, running.port), timeout=10) as sock:
+            head = (
+                f"POST {path} HTTP/1.1\r\nHost: {running.host}:{running.port}\r\nContent-Length: 100\r\n"
+                "X-Goog-Upload-Command: upload, finalize\r\nX-Goog-Upload-Offset: 0\r\n\r\n"
+            )
+            sock.sendall(head.encode() + b"x" * 10)  # then nothing more
+            answer = sock.recv(65536).decode("latin-1")
+        assert answer.startswith("HTTP/1.1 408"), answer[:200]
+        assert "x-goog-upload-status: final" in answer.lower()
+        assert running.context.files.used == 0
+        http.close()
+    finally:
+        running.stop()
