@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import dataclasses
 import logging
 from typing import Any
 
@@ -21,29 +20,26 @@ import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gemini_emulator.admin.journal import Record
-from gemini_emulator.media import audio
-from gemini_emulator.protocol import errors, tokens
+from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.framing import DropConnection
-from gemini_emulator.protocol.routes import LIVE_CONSTRAINED, VERTEX, Target
+from gemini_emulator.protocol.routes import LIVE_CONSTRAINED, Target
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.live import closing, fields, speaking
 from gemini_emulator.wire.live.closing import Close
 from gemini_emulator.wire.live.listening import DEFAULT_SILENCE_MS, Listener
 from gemini_emulator.wire.live.tokens import locked
+from gemini_emulator.wire.live.turns import Turns
 
 log = logging.getLogger("gemini_emulator")
 
 SETUP_TIMEOUT_S = 30.0  # a connection that sends no setup within this is closed
-MAX_CONTENTS = 1000  # conversation turns kept (the oldest go first, as a sliding window would)
-MAX_LOGGED = 2000  # messages journaled each way per session
-_ENGINE_ONLY = ("responseModalities", "speechConfig", "enableAffectiveDialog", "translationConfig")
-_SNAKE_KINDS = {"client_content": "clientContent", "realtime_input": "realtimeInput", "tool_response": "toolResponse"}
-_SNAKE_KINDS["context_update"] = "contextUpdate"
+
+
 LIMIT_REASON = "Resource has been exhausted (e.g. check quota)."  # production's RESOURCE_EXHAUSTED wording
 
 
-class Session:
+class Session(Turns):
     """The state of one Live session."""
 
     def __init__(
@@ -336,11 +332,6 @@ class Session:
         self.listener = Listener(heard.silence_ms)
         await self._start_turn(spoken_s=seconds)
 
-    def _remember(self, *turns: dict[str, Any]) -> None:
-        self.contents.extend(turns)
-        if len(self.contents) > MAX_CONTENTS:
-            del self.contents[: len(self.contents) - MAX_CONTENTS]
-
     async def _barge_in(self) -> None:
         """New input: a turn still being sent stops (interrupted), calls still awaiting a response are cancelled."""
         if self.turn is not None and not self.turn.done():
@@ -353,203 +344,10 @@ class Session:
         if self.pending_calls:
             await self._cancel_calls()
 
-    async def _cancel_calls(self) -> None:
-        ids = list(self.pending_calls)
-        self.pending_calls.clear()
-        await self._send({"toolCallCancellation": {"ids": ids}})
-
     async def _start_turn(self, spoken_s: float = 0.0) -> None:
         if self.turn is not None and not self.turn.done():
             await self._barge_in()
         self.turn = asyncio.get_running_loop().create_task(self._answer(spoken_s))
-
-    # ---- model turns ------------------------------------------------------------------------------------------
-
-    @property
-    def speaks(self) -> bool:
-        modalities = (self.setup.get("generationConfig") or {}).get("responseModalities") or ["AUDIO"]
-        return any(str(m).upper() == "AUDIO" for m in modalities)
-
-    def _voice(self) -> str:
-        speech = (self.setup.get("generationConfig") or {}).get("speechConfig") or {}
-        voice = (speech.get("voiceConfig") or {}).get("prebuiltVoiceConfig") or {}
-        return str(voice.get("voiceName") or "")
-
-    def _request_body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"contents": list(self.contents)}
-        for key in ("systemInstruction", "tools", "toolConfig", "safetySettings"):
-            if self.setup.get(key):
-                body[key] = self.setup[key]
-        config = {k: v for k, v in (self.setup.get("generationConfig") or {}).items() if k not in _ENGINE_ONLY}
-        if config:
-            body["generationConfig"] = config
-        return body
-
-    async def _answer(self, spoken_s: float) -> None:
-        """One model turn, sent piece by piece; a Close or a drop ends the session through `stop`."""
-        try:
-            await self._answer_turn(spoken_s)
-        except asyncio.CancelledError:
-            raise
-        except errors.ApiError as error:
-            self.stop(closing.from_error(error))
-        except (Close, DropConnection) as why:
-            self.stop(why)
-        except Exception as exc:  # never a traceback to the client
-            log.exception("unexpected failure in a Live turn")
-            self.stop(Close(closing.INTERNAL, "Internal error encountered.") if not isinstance(exc, OSError) else exc)
-
-    async def _answer_turn(self, spoken_s: float) -> None:
-        self.turns += 1
-        self.store.update(self.session_id, turns=self.turns)
-        target = dataclasses.replace(self.target, model=self.model)
-        body = self._request_body()
-        gen, _, _, chunks = handlers.start_generation(
-            self.ctx, target, self.model, body, self.namespace, True, {"setup": self.setup, **body}
-        )
-        backend = self.target.backend
-        speaks = self.speaks
-        texts: list[str] = []
-        spoken = 0.0
-        model_parts: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
-        live: dict[str, Any] = {}
-        first = True
-        try:
-            async for chunk in chunks:
-                if first:
-                    first = False
-                    live = dict(chunk.live or {})
-                    await self._first_chunk(live, spoken_s)
-                if chunk.fault is not None and chunk.fault.before_chunk:
-                    raise DropConnection
-                for part in chunk.parts:
-                    if part.get("thought"):
-                        continue
-                    if "functionCall" in part:
-                        calls.append(part)
-                        continue
-                    text = part.get("text")
-                    if isinstance(text, str):
-                        if not text:
-                            continue
-                        texts.append(text)
-                        model_parts.append({"text": text})
-                        if speaks:
-                            spoken += await self._speak(text, live)
-                        else:
-                            await self._send(speaking.model_turn(backend, [{"text": text}]))
-                    else:
-                        model_parts.append(part)
-                        await self._send(speaking.model_turn(backend, [part]))
-                    if live.get("interrupted") and len(texts) >= 1:
-                        break
-                if chunk.fault is not None:  # a drop at a byte count: the turn so far, then the cut
-                    raise DropConnection
-        finally:
-            if gen.notes.get("entry"):
-                self.entries.append(str(gen.notes["entry"]))
-        if speaks and "outputTranscription" in live and self.setup.get("outputAudioTranscription") is not None:
-            await self._send(speaking.transcription("outputTranscription", live["outputTranscription"]))
-        self._settle_user_audio(live, spoken_s)
-        if live.get("interrupted"):
-            self._remember({"role": "model", "parts": model_parts or [{"text": ""}]})
-            await self._send(speaking.content(interrupted=True))
-            await self._after_turn(live)
-            return
-        if calls:
-            await self._send_calls(calls, model_parts, gen.fingerprint)
-            await self._after_turn(live)
-            return
-        self._remember({"role": "model", "parts": model_parts or [{"text": ""}]})
-        await self._send(speaking.content(generationComplete=True))
-        text_tokens = tokens.count_text("".join(texts))
-        response = round(spoken * speaking.AUDIO_TOKENS_PER_SECOND) if speaks else text_tokens
-        usage = speaking.usage(backend, gen.prompt_tokens, response, "AUDIO" if speaks else "TEXT")
-        await self._resumable()  # before turnComplete: google-genai's receive() stops reading at turnComplete
-        await self._send({"serverContent": {"turnComplete": True}, "usageMetadata": usage})
-        await self._after_turn(live, saved=True)
-
-    async def _first_chunk(self, live: dict[str, Any], spoken_s: float) -> None:
-        if live.get("cancelToolCalls") and self.pending_calls:
-            await self._cancel_calls()
-        if spoken_s and self.setup.get("inputAudioTranscription") is not None:
-            heard = live.get("inputTranscription") or _placeholder(spoken_s)
-            await self._send(speaking.transcription("inputTranscription", heard))
-
-    def _settle_user_audio(self, live: dict[str, Any], spoken_s: float) -> None:
-        """The user's audio turn stays in the conversation as its transcription (the audio itself is not kept)."""
-        if not spoken_s:
-            return
-        for i in range(len(self.contents) - 1, -1, -1):
-            parts = self.contents[i].get("parts") or []
-            if self.contents[i].get("role") == "user" and parts and "inlineData" in parts[0]:
-                heard = live.get("inputTranscription") or _placeholder(spoken_s)
-                self.contents[i] = {"role": "user", "parts": [{"text": heard}]}
-                return
-
-    async def _speak(self, text: str, live: dict[str, Any]) -> float:
-        """Send `text` as speech (and its transcription when asked for); the seconds sent."""
-        if "audio" in live:  # the script's own audio: sent once, with the first text piece
-            pcm = base64.b64decode(live.pop("audio"))
-            live["scriptedAudio"] = True
-        elif live.get("scriptedAudio"):
-            return 0.0
-        else:
-            pcm = await asyncio.to_thread(audio.speak, text, self._voice())
-        if self.setup.get("outputAudioTranscription") is not None and "outputTranscription" not in live:
-            await self._send(speaking.transcription("outputTranscription", text))
-        for message in speaking.audio_pieces(self.target.backend, pcm):
-            await self._send(message)
-        return audio.seconds_of(pcm)
-
-    async def _send_calls(self, calls: list[dict[str, Any]], parts: list[dict[str, Any]], seed: str) -> None:
-        wire_calls = []
-        for i, part in enumerate(calls):
-            call = dict(part["functionCall"])
-            call["id"] = speaking.call_id(self.target.backend, call.get("id"), f"{seed}:{self.turns}:{i}")
-            part = part | {"functionCall": call}
-            parts.append(part)
-            self.pending_calls[call["id"]] = str(call.get("name", ""))
-            wire_calls.append({"name": call.get("name"), "args": call.get("args", {}), "id": call["id"]})
-        self._remember({"role": "model", "parts": parts})
-        await self._send(speaking.tool_call(wire_calls))
-        if self.target.backend == VERTEX:  # recording live_Vertex_should_send_tool_response
-            await self._send(speaking.content(generationComplete=True))
-
-    async def _resumable(self) -> None:
-        if self.setup.get("sessionResumption") is not None:
-            handle = self.store.save(self.namespace, self.setup, self.contents)
-            await self._send({"sessionResumptionUpdate": {"newHandle": handle, "resumable": True}})
-
-    async def _after_turn(self, live: dict[str, Any], saved: bool = False) -> None:
-        if not saved:
-            await self._resumable()
-        if live.get("drop"):
-            raise DropConnection
-        if "goAway" in live:
-            await self._send({"goAway": {"timeLeft": live["goAway"]}})
-            later = asyncio.get_running_loop().call_later
-            self.timers.append(later(float(live["goAway"][:-1]), self.stop, Close(closing.NORMAL, "")))
-
-    # ---- sending and the journal --------------------------------------------------------------------------
-
-    async def _send(self, message: dict[str, Any]) -> None:
-        text = orjson.dumps(message, option=orjson.OPT_INDENT_2).decode()
-        async with self.send_lock:
-            await self.ws.send_text(text)
-        self._log_out(message)
-
-    def _log_in(self, message: Any) -> None:
-        if len(self.received) < MAX_LOGGED:
-            self.received.append(speaking.summarised(message, rate=16_000))
-
-    def _log_out(self, message: dict[str, Any]) -> None:
-        if len(self.sent) < MAX_LOGGED:
-            self.sent.append(orjson.dumps(speaking.summarised(message)))
-
-    def transcript(self) -> bytes:
-        return b"\n".join(self.sent)
 
 
 _TOKEN_REFUSALS = {
@@ -567,8 +365,3 @@ def proto_bytes(text: str) -> bytes:
     latter: _common.encode_unserializable_types), padded or not."""
     text = text.strip().translate(_URL_SAFE)
     return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-
-
-def _placeholder(seconds: float) -> str:
-    """The zero-config transcription of audio the script says nothing about."""
-    return f"[{seconds:.1f} seconds of audio]"
