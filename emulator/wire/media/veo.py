@@ -43,10 +43,8 @@ MAX_RUNNING = 256
 
 
 def claims(ctx: handlers.Context, target: Target) -> bool:
-    """Whether this call is Veo's: predictLongRunning on a Veo model, or Vertex's fetchPredictOperation."""
-    if target.method == "fetchPredictOperation":
-        return True
-    return target.method == "predictLongRunning" and ctx.catalogue.kind(target.model.removeprefix("models/")) == KIND
+    """Whether this call is Veo's: predictLongRunning (on any model: only Veo's serve it), fetchPredictOperation."""
+    return target.method in ("fetchPredictOperation", "predictLongRunning")  # other models: the catalogue's 404
 
 
 async def call(ctx: handlers.Context, request: Incoming, target: Target, record: Record) -> Response:

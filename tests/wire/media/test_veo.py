@@ -124,4 +124,5 @@ def test_fetch_of_an_unknown_operation_and_other_models(http: httpx.Client) -> N
         json={"instances": [{"prompt": "x"}]},
         headers={"x-goog-api-key": "k"},
     )
-    assert text_model.status_code in (404, 501)
+    assert text_model.status_code == 404
+    assert "is not supported for predictLongRunning" in text_model.json()["error"]["message"]
