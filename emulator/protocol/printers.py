@@ -47,6 +47,8 @@ def _doubles(obj: Any) -> Any:
     if kind is dict:
         items: Any = obj.items()
     elif kind is list:
+        if obj and type(obj[0]) is float and all(type(v) is float for v in obj):
+            return _float_list(obj)  # an embedding's values: one pass, no call per number
         items = enumerate(obj)
     else:
         return obj
@@ -62,6 +64,20 @@ def _doubles(obj: Any) -> Any:
 
 
 _WALKED = (float, dict, list)
+
+
+def _float_list(values: list[float]) -> list[Any]:
+    """`_double` of each float of `values` (non-finite ones kept as they are), inlined for long lists."""
+    fragment, isfinite = orjson.Fragment, math.isfinite
+    out: list[Any] = []
+    append = out.append
+    for value in values:
+        if not isfinite(value):
+            append(value)
+            continue
+        text = f"{value:.15g}"
+        append(fragment((text if float(text) == value else f"{value:.17g}").encode()))
+    return out
 
 
 class FloatFree(dict[str, Any]):
