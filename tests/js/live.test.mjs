@@ -53,6 +53,16 @@ async function open(ai, config) {
   return { session, turn, closed: () => closed };
 }
 
+/** The session's journal record once the server has completed it (it does so when it sees the close). */
+async function sessionRecord(key) {
+  for (let tries = 0; tries < 500; tries++) {
+    const [record] = (await journal(key)).filter((r) => r.rpc === 'BidiGenerateContent');
+    if (record?.complete) return record;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the session record was never completed');
+}
+
 const text = (messages) => messages.map((m) => m.text ?? '').join('');
 
 describe('@google/genai 3 Live API', () => {
@@ -68,7 +78,7 @@ describe('@google/genai 3 Live API', () => {
     assert.ok(messages.filter((m) => m.serverContent?.modelTurn).length > 1);
     assert.ok(messages.some((m) => m.serverContent?.generationComplete));
     assert.ok(messages.at(-1).usageMetadata.totalTokenCount > 0);
-    const [record] = (await journal(key)).filter((r) => r.rpc === 'BidiGenerateContent');
+    const record = await sessionRecord(key);
     assert.equal(record.body[0].setup.model, `models/${MODEL}`);
     assert.ok(!JSON.stringify(record).includes(key), 'the key never reaches the journal');
   });

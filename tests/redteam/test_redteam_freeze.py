@@ -64,7 +64,9 @@ def test_a_20_mib_prompt_of_stop_words_costs_what_any_prompt_costs(http: httpx.C
     stop, stop_s = timed(lambda: http.post(GENERATE, json=body("the and for " * (size // 12)), headers=K, timeout=30))
     listing, listing_s = timed(lambda: http.post(GENERATE, json=body("list " * (size // 5)), headers=K, timeout=30))
     assert plain.status_code == stop.status_code == listing.status_code == 200
-    assert stop_s < plain_s + 0.5 and listing_s < plain_s + 0.5, (plain_s, stop_s, listing_s)
+    # Relative to the plain prompt measured in the same run (a loaded machine slows all three alike); the freeze
+    # this guards against took minutes.
+    assert stop_s < 3 * plain_s + 1 and listing_s < 3 * plain_s + 1, (plain_s, stop_s, listing_s)
 
 
 @pytest.mark.slow  # over a second: left out of make test-fast
