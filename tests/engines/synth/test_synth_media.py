@@ -8,6 +8,7 @@ import base64
 import shutil
 
 import google.oauth2.credentials
+import httpx
 import pytest
 from google import genai
 from google.genai import errors, types
@@ -229,3 +230,19 @@ def test_catalogue_lists_media_models(client: genai.Client) -> None:
     assert {IMAGE_MODEL, PRO_IMAGE, TTS, "imagen-4.0-generate-001", "veo-3.1-generate-preview"} <= set(listed)
     assert listed["imagen-4.0-generate-001"].supported_actions == ["predict"]
     assert listed["veo-3.0-generate-001"].supported_actions == ["predictLongRunning"]
+
+
+def test_unknown_image_config_field_is_production_400(http: httpx.Client) -> None:
+    """agentjido/req_llm#517 quotes production's answer to imageConfig.outputMimeType (Developer API, 2026-03)."""
+    body = {
+        "contents": [{"parts": [{"text": "x"}]}],
+        "generationConfig": {"responseModalities": ["IMAGE"], "imageConfig": {"outputMimeType": "image/png"}},
+    }
+    resp = http.post(f"/v1beta/models/{IMAGE_MODEL}:generateContent", json=body, headers={"x-goog-api-key": "k"})
+    error = resp.json()["error"]
+    assert resp.status_code == 400
+    assert error["message"] == (
+        "Invalid JSON payload received. Unknown name \"outputMimeType\" at 'generation_config.image_config': "
+        "Cannot find field."
+    )
+    assert error["details"][0]["fieldViolations"][0]["field"] == "generation_config.image_config"
