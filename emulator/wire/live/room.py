@@ -58,6 +58,7 @@ class Session(Turns):
         self.setup: dict[str, Any] = {}
         self.model = ""
         self.contents: list[dict[str, Any]] = []
+        self.sizes: list[int] = []
         self.pending_calls: dict[str, str] = {}  # call id -> name, awaiting a toolResponse
         self.turn: asyncio.Task[None] | None = None
         self.turns = 0
@@ -67,6 +68,7 @@ class Session(Turns):
         self.stopped: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
         self.received: list[Any] = []
         self.sent: list[bytes] = []
+        self.logged_in = self.logged_out = 0
         self.send_lock = asyncio.Lock()
         self.session_id = ""  # the LiveStore's id of this open session
         self.entries: list[str] = []
@@ -224,7 +226,7 @@ class Session(Turns):
         return value.strip() if scheme.lower() == "token" else ""
 
     async def _close(self, close: Close) -> None:
-        self._log_out({"close": {"code": close.code, "reason": close.frame_reason()}})
+        self.sent.append(orjson.dumps({"close": {"code": close.code, "reason": close.frame_reason()}}))
         try:
             await self.ws.close(close.code, close.frame_reason())
         except (RuntimeError, OSError):  # already closed by the client

@@ -24,7 +24,9 @@ from gemini_emulator.wire.live.closing import Close
 log = logging.getLogger("gemini_emulator")
 
 MAX_CONTENTS = 1000  # conversation turns kept (the oldest go first, as a sliding window would)
+MAX_CONTENT_BYTES = 32 << 20  # and at most this much of them (as JSON)
 MAX_LOGGED = 2000  # messages journaled each way per session
+MAX_LOGGED_BYTES = 1 << 20  # and at most this much each way (the journal keeps a body's first MiB anyway)
 _ENGINE_ONLY = ("responseModalities", "speechConfig", "enableAffectiveDialog", "translationConfig")
 
 
@@ -40,12 +42,15 @@ class Turns:
     setup: dict[str, Any]
     model: str
     contents: list[dict[str, Any]]
+    sizes: list[int]  # each turn's JSON size, for MAX_CONTENT_BYTES
     pending_calls: dict[str, str]
     turns: int
     entries: list[str]
     timers: list[asyncio.TimerHandle]
     received: list[Any]
     sent: list[bytes]
+    logged_in: int  # bytes journaled of the client's messages
+    logged_out: int
     send_lock: asyncio.Lock
 
     def stop(self, why: BaseException) -> None:
@@ -221,9 +226,18 @@ class Turns:
             self.timers.append(later(float(live["goAway"][:-1]), self.stop, Close(closing.NORMAL, "")))
 
     def _remember(self, *turns: dict[str, Any]) -> None:
+        sizes = self.sizes
+        if len(sizes) != len(self.contents):  # a resumed conversation: measured once
+            sizes[:] = [len(orjson.dumps(c)) for c in self.contents]
         self.contents.extend(turns)
-        if len(self.contents) > MAX_CONTENTS:
-            del self.contents[: len(self.contents) - MAX_CONTENTS]
+        sizes.extend(len(orjson.dumps(t)) for t in turns)
+        dropped = max(0, len(self.contents) - MAX_CONTENTS)
+        total = sum(sizes[dropped:])
+        while total > MAX_CONTENT_BYTES and dropped < len(sizes) - 1:  # the newest turn always stays
+            total -= sizes[dropped]
+            dropped += 1
+        del self.contents[:dropped]
+        del sizes[:dropped]
 
     async def _cancel_calls(self) -> None:
         ids = list(self.pending_calls)
@@ -239,12 +253,16 @@ class Turns:
         self._log_out(message)
 
     def _log_in(self, message: Any) -> None:
-        if len(self.received) < MAX_LOGGED:
-            self.received.append(speaking.summarised(message, rate=16_000))
+        if len(self.received) < MAX_LOGGED and self.logged_in < MAX_LOGGED_BYTES:
+            kept = speaking.summarised(message, rate=16_000)
+            self.logged_in += len(orjson.dumps(kept)) if not isinstance(kept, str) else len(kept)
+            self.received.append(kept if self.logged_in <= MAX_LOGGED_BYTES else {"journalCut": True})
 
     def _log_out(self, message: dict[str, Any]) -> None:
-        if len(self.sent) < MAX_LOGGED:
-            self.sent.append(orjson.dumps(speaking.summarised(message)))
+        if len(self.sent) < MAX_LOGGED and self.logged_out < MAX_LOGGED_BYTES:
+            line = orjson.dumps(speaking.summarised(message))
+            self.logged_out += len(line)
+            self.sent.append(line if self.logged_out <= MAX_LOGGED_BYTES else b'{"journalCut":true}')
 
     def transcript(self) -> bytes:
         return b"\n".join(self.sent)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import websockets
+from live_helpers import session_record
 
 from gemini_emulator.testing.pytest_plugin import Gemini
 
@@ -308,3 +309,19 @@ def test_admin_lists_open_sessions_and_handles(gemini_shared: Gemini) -> None:
     assert kinds == ["resumptionHandle", "session"]
     session = next(i for i in shown if i["kind"] == "session")
     assert session["model"] == "gemini-2.5-flash-native-audio-latest" and session["turns"] == 1
+
+
+def test_a_session_journals_at_most_a_mebibyte_each_way(gemini_shared: Gemini) -> None:
+    big = "x" * 600_000
+
+    async def go() -> None:
+        ws = await _session(_url(gemini_shared), TEXT_SETUP)
+        for _ in range(3):
+            turn = {"turns": [{"role": "user", "parts": [{"text": big}]}], "turnComplete": False}
+            await ws.send(json.dumps({"clientContent": turn}))
+        await ws.close()
+
+    asyncio.run(go())
+    record = session_record(gemini_shared)
+    assert record.body[-1] == {"journalCut": True}
+    assert len(json.dumps(record.body)) < 1_300_000

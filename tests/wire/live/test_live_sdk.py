@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from google.genai import errors, types
+from live_helpers import session_record
 
 from gemini_emulator.testing.pytest_plugin import Gemini
 
@@ -45,7 +46,7 @@ def test_text_turn_scripted_over_tls(gemini_tls: Gemini) -> None:
     assert last.server_content and last.server_content.turn_complete
     assert last.usage_metadata and last.usage_metadata.total_token_count
     assert last.usage_metadata.response_tokens_details[0].modality == types.MediaModality.TEXT
-    [record] = gemini_tls.journal(rpc="BidiGenerateContent")
+    record = session_record(gemini_tls)
     assert record.entry and record.model == MODEL
 
 
