@@ -179,10 +179,12 @@ def _admin_note(settings: Settings) -> str:
 
 def banner(settings: Settings) -> str:
     """What the server prints at start: where it listens, what it serves, how to point each SDK at it."""
-    url = client_base_url(settings.host, settings.port)
+    url = client_base_url(settings.host, settings.port, settings.tls)
     wildcard = settings.host in WILDCARD_LOOPBACK
     env_args = "" if wildcard or settings.host == DEFAULT_HOST else f" --host {settings.host}"
     env_args += "" if settings.port == DEFAULT_PORT else f" --port {settings.port}"
+    env_args += " --tls" if settings.tls else ""
+    env_args += f" --tls-cert {settings.tls_cert} --tls-key {settings.tls_key}" if settings.tls_cert else ""
     where = f"{url} (from outside a container: the published port)" if wildcard else url
     return "\n".join(
         [

@@ -325,3 +325,30 @@ def test_a_session_journals_at_most_a_mebibyte_each_way(gemini_shared: Gemini) -
     record = session_record(gemini_shared)
     assert record.body[-1] == {"journalCut": True}
     assert len(json.dumps(record.body)) < 1_300_000
+
+
+def test_scripted_audio_and_transcription_are_sent_as_given(gemini_shared: Gemini) -> None:
+    import base64
+
+    pcm = bytes(range(256)) * 40  # 10,240 bytes: two pieces
+    audio = base64.b64encode(pcm).decode()
+    gemini_shared.script({"text": "ignored words", "live": {"audio": audio, "outputTranscription": "as scripted"}})
+    setup = {"model": MODEL, "generationConfig": {"responseModalities": ["AUDIO"]}, "outputAudioTranscription": {}}
+
+    async def go() -> list[Any]:
+        ws = await _session(_url(gemini_shared), setup)
+        await ws.send(json.dumps(HI))
+        frames = await _until(ws, "turnComplete")
+        await ws.close()
+        return frames
+
+    frames = asyncio.run(go())
+    parts = [p for f in frames for p in f.get("serverContent", {}).get("modelTurn", {}).get("parts", [])]
+    assert b"".join(base64.b64decode(p["inlineData"]["data"]) for p in parts) == pcm
+    assert [len(base64.b64decode(p["inlineData"]["data"])) for p in parts] == [9600, 640]
+    said = [
+        f["serverContent"]["outputTranscription"]["text"]
+        for f in frames
+        if "outputTranscription" in f.get("serverContent", {})
+    ]
+    assert said == ["as scripted"]
