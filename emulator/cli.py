@@ -194,8 +194,9 @@ def banner(settings: Settings) -> str:
             "                 /{v1,v1beta1}/publishers/google/models/{model}:{method} (express mode)",
             "  Firebase AI    /v1beta/projects/{p}/models/{model}:{method}",
             "  OpenAI compat  /v1beta/openai/ (chat/completions, embeddings, models; the bearer token is the key)",
-            "  Live API       wss://…/ws/google.ai.generativelanguage.{v1beta,v1alpha}.GenerativeService"
-            ".BidiGenerateContent, /ws/google.cloud.aiplatform.{v1,v1beta1}.LlmBidiService/BidiGenerateContent",
+            f"  Live API       {'wss' if settings.tls else 'ws'}://…/ws/google.ai.generativelanguage.{{v1beta,v1alpha}}"
+            ".GenerativeService.BidiGenerateContent, /ws/google.cloud.aiplatform.{v1,v1beta1}.LlmBidiService"
+            "/BidiGenerateContent" + ("" if settings.tls else " (google-genai dials wss: --tls)"),
             "  Admin          /__emulator/ (health, script, journal; GET /__emulator/openapi.json)"
             + _admin_note(settings),
             f"  Inspector      {url}/__emulator/inspector (live requests and responses, script entries, namespaces)",
