@@ -86,6 +86,19 @@ def _response(content: bytes, status: int, content_type: str, headers: dict[str,
     return Body(content, status, headers | {"content-type": content_type})
 
 
+async def read_body(ctx: Context, request: Incoming, record: Record) -> Any:
+    """The request's JSON body, within the size and time limits, journaled as sent (its text when it is not
+    JSON, before the 400 for it is raised)."""
+    raw = await ctx.bodies.read(request.receive, request.headers)
+    try:
+        body = validate.parse_body(raw)
+    except errors.ApiError:
+        record.body = raw.decode("utf-8", "replace")
+        raise
+    record.body = body
+    return body
+
+
 def json_response(body: Any, status: int = 200, extra: dict[str, str] | None = None) -> Response:
     return _response(printers.pretty(body), status, framing.JSON_TYPE, BASE_HEADERS | (extra or {}))
 
@@ -114,13 +127,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
     try:
         credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
         record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
-        raw = await ctx.bodies.read(request.receive, request.headers)
-        try:
-            body = validate.parse_body(raw)
-        except errors.ApiError:
-            record.body = raw.decode("utf-8", "replace")  # journal what was sent, even when it is not JSON
-            raise
-        record.body = sent = body  # as sent: the normalised body below is a copy wherever a name was respelled
+        body = sent = await read_body(ctx, request, record)  # the normalised body below is a copy where respelled
 
         def probe() -> GenerateRequest:  # built only when an engine capability is asked
             return _probe(target, body, sent, record.namespace, stream=bool(mode))

@@ -99,13 +99,7 @@ async def serve(
 async def _create(
     ctx: handlers.Context, store: InteractionStore, request: Incoming, target: Target, record: Record, namespace: str
 ) -> Response:
-    raw = await ctx.bodies.read(request.receive, request.headers)
-    try:
-        body = validate.parse_body(raw)
-    except errors.ApiError:
-        record.body = raw.decode("utf-8", "replace")
-        raise
-    record.body = body
+    body = await handlers.read_body(ctx, request, record)
     _check_fields(body)
     if "agent" in body:
         raise errors.not_implemented("agent interactions (deep research and other agents)")

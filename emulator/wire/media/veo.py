@@ -52,13 +52,7 @@ async def call(ctx: handlers.Context, request: Incoming, target: Target, record:
     try:
         credential = auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
         record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
-        raw = await ctx.bodies.read(request.receive, request.headers)
-        try:
-            body = validate.parse_body(raw)
-        except errors.ApiError:
-            record.body = raw.decode("utf-8", "replace")
-            raise
-        record.body = body
+        body = await handlers.read_body(ctx, request, record)
         if target.method == "fetchPredictOperation":
             return _fetch(ctx, target, record.namespace, body)
         body = validate.check_fields(body, "ImagenPredictRequest", target.backend, target.version)

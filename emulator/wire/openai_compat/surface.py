@@ -63,13 +63,7 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
         if target.method == "models.get":
             record.model = target.model
             return _json(printing.model_entry(ctx.catalogue.get(target.model, target.version)))
-        raw = await ctx.bodies.read(request.receive, request.headers)
-        try:
-            body = validate.parse_body(raw)
-        except errors.ApiError:
-            record.body = raw.decode("utf-8", "replace")
-            raise
-        record.body = body
+        body = await handlers.read_body(ctx, request, record)
         if target.method == "embeddings":
             return _embeddings(ctx, target, body, record)
         return await _chat(ctx, target, body, record, request.receive)

@@ -77,13 +77,7 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
     record.rpc, record.model = target.method, target.model.removeprefix("models/")
     try:
         namespace = _caller(ctx, request, target, record)
-        raw = await ctx.bodies.read(request.receive, request.headers)
-        try:
-            body = validate.parse_body(raw)
-        except errors.ApiError:
-            record.body = raw.decode("utf-8", "replace")
-            raise
-        record.body = body
+        body = await handlers.read_body(ctx, request, record)
         message = "AsyncBatchEmbedContentRequest" if embed else "BatchGenerateContentRequest"
         body = validate.check_fields(body, message, target.backend, target.version)
         model = ctx.catalogue.resolve(target.model, target.method, target.version, target.backend)
