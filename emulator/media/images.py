@@ -6,6 +6,10 @@ the same one. Every image is bounded (MAX_SIDE a side, MAX_PIXELS in all): a req
 scaled down to fit, keeping its aspect ratio. Rows repeat within a band, so zlib keeps even a 4K picture small
 and building one costs a few milliseconds of C time, not a Python loop per pixel.
 
+`jpeg(width, height, seed, quality)` paints the same kind of picture on JPEG's 8x8 block grid (bands and checker
+tiles a whole number of blocks) through the small baseline encoder of gemini_emulator.media.jpeg; `picture(...)`
+draws either by MIME type.
+
 `dimensions(aspect_ratio, image_size)` gives the width and height production answers for an aspect ratio and
 size ("1K", "2K", "4K"): the 1K table is the image-generation guide's (1:1 1024x1024 ... 21:9 1536x672); 2K and
 4K double and quadruple it. Imagen's sizes come from `imagen_dimensions`.
@@ -17,10 +21,13 @@ import hashlib
 import struct
 import zlib
 
+from gemini_emulator.media import jpeg as _jpeg
+
 MAX_SIDE = 4096
 MAX_PIXELS = 4096 * 4096
 PNG_MIME = "image/png"
 JPEG_MIME = "image/jpeg"
+OUTPUT_MIMES = (PNG_MIME, JPEG_MIME)  # what the emulator draws (imageOutputOptions / outputOptions.mimeType)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 # The 1K sizes of Gemini's native image output, by aspect ratio (ai.google.dev image-generation guide).
@@ -98,6 +105,39 @@ def png(width: int, height: int, seed: str = "") -> bytes:
     return (
         PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", bytes(idat + packer.flush())) + _chunk(b"IEND", b"")
     )
+
+
+def jpeg(width: int, height: int, seed: str = "", quality: int = _jpeg.DEFAULT_QUALITY) -> bytes:
+    """A baseline JPEG of (at most, see `bounded`) `width` x `height`, its picture derived from `seed`, at a
+    compression quality of 1-100."""
+    width, height = bounded(width, height)
+    digest = hashlib.sha256(seed.encode()).digest()
+    columns, block_rows = -(-width // 8), -(-height // 8)
+    bands = 4 + digest[0] % 5
+    band_rows = max(1, -(-block_rows // bands))  # in blocks
+    tile = max(1, min(width, height) // 16 // 8)  # in blocks
+    rows: list[list[bytes]] = []
+    made: dict[tuple[int, int], list[bytes]] = {}
+    for r in range(block_rows):
+        band, shift = min(r // band_rows, bands - 1), (r // tile) % 2
+        row = made.get((band, shift))
+        if row is None:
+            base, accent = _colour(digest, band), _colour(digest, band + 11)
+            row = made[(band, shift)] = [base if (c // tile + shift) % 2 == 0 else accent for c in range(columns)]
+        rows.append(row)
+    return _jpeg.encode(width, height, rows, quality)
+
+
+def picture(width: int, height: int, seed: str = "", mime: str = PNG_MIME, quality: int | None = None) -> bytes:
+    """A PNG or (mime image/jpeg) a JPEG of the asked size and seed; `quality` is the JPEG's (default 75)."""
+    if mime == JPEG_MIME:
+        return jpeg(width, height, seed, _jpeg.DEFAULT_QUALITY if quality is None else quality)
+    return png(width, height, seed)
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of a PNG or JPEG from its header, or None."""
+    return png_size(data) or _jpeg.size(data)
 
 
 def png_size(data: bytes) -> tuple[int, int] | None:

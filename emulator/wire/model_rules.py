@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gemini_emulator.media import images
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import VERTEX
 
@@ -51,10 +52,30 @@ def _check_config(model: str, thinking: bool, config: dict[str, Any]) -> None:
     level = thinking_config.get("thinkingLevel")
     if isinstance(level, str) and level.upper() == "MINIMAL" and pro:
         raise errors.invalid_argument(LEVEL_UNSUPPORTED.format(level="MINIMAL"))
+    image_config = config.get("imageConfig")
+    if isinstance(image_config, dict) and image_config.get("imageOutputOptions") is not None:
+        check_output_options(image_config["imageOutputOptions"], "imageOutputOptions")
     if model.startswith("gemini-2.5"):
         penalties = [config.get("presencePenalty"), config.get("frequencyPenalty")]
         if any(isinstance(p, int | float) and p != 0 for p in penalties):
             raise errors.invalid_argument(PENALTY.format(model=model))
+
+
+def check_output_options(options: Any, where: str) -> tuple[str, int | None]:
+    """(MIME type, compression quality) of an image output format: generateContent's
+    `imageConfig.imageOutputOptions`, Imagen's `parameters.outputOptions`. A type other than PNG or JPEG, or a
+    quality outside 0-100, is a 400 (best-known wording: production's is not captured)."""
+    if not isinstance(options, dict):
+        raise errors.invalid_argument(f"{where} must be an object.")
+    mime = options.get("mimeType") or images.PNG_MIME
+    if mime not in images.OUTPUT_MIMES:
+        raise errors.invalid_argument(
+            f"Unsupported {where}.mimeType: {mime}. Supported: {', '.join(images.OUTPUT_MIMES)}."
+        )
+    quality = options.get("compressionQuality")
+    if quality is not None and (not isinstance(quality, int) or isinstance(quality, bool) or not 0 <= quality <= 100):
+        raise errors.invalid_argument(f"{where}.compressionQuality must be between 0 and 100.")
+    return str(mime), quality
 
 
 def _check_signatures(contents: list[Any], backend: str) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from gemini_emulator.media import images
 from gemini_emulator.protocol import printers, tokens
 from gemini_emulator.protocol.routes import VERTEX
 from gemini_emulator.seam import Chunk
@@ -198,15 +199,15 @@ class ResponseBuilder:
         return body
 
     def _count_media(self, blob: dict[str, Any]) -> None:
-        """A generated image or sound's tokens, by modality: an image by its longer side (its PNG header, the
-        first 32 base64 characters), audio by its length at 24 kHz 16-bit (AUDIO_TOKENS_PER_SECOND)."""
+        """A generated image or sound's tokens, by modality: an image by its longer side (its PNG or JPEG
+        header, in the first KiB), audio by its length at 24 kHz 16-bit (AUDIO_TOKENS_PER_SECOND)."""
         mime = str(blob.get("mimeType") or "")
         data = blob.get("data")
         if not isinstance(data, str):
             return
         modality = mime.split("/", 1)[0].upper()
         if modality == "IMAGE":
-            cost = self.image_cost(_png_side(data))
+            cost = self.image_cost(_image_side(data))
         elif modality == "AUDIO":
             seconds = len(data) * 3 // 4 / (24_000 * 2)
             cost = max(1, round(seconds * AUDIO_TOKENS_PER_SECOND))
@@ -240,15 +241,14 @@ IMAGE_OUTPUT_TOKENS = 1290  # a 1024x1024 image of Gemini 2.5 Flash Image (the i
 AUDIO_TOKENS_PER_SECOND = 25  # speech output (best-known, docs/conformance.md)
 
 
-def _png_side(data: str) -> int:
-    """The longer side of a base64 PNG, from its header (1024 for anything else)."""
+def _image_side(data: str) -> int:
+    """The longer side of a base64 PNG or JPEG, from its header within the first KiB (1024 for anything else)."""
     try:
-        head = base64.b64decode(data[:32] + "=" * (-len(data[:32]) % 4))
+        head = base64.b64decode(data[:1368] + "=" * (-len(data[:1368]) % 4))
     except (binascii.Error, ValueError):
         return 1024
-    if len(head) >= 24 and head[12:16] == b"IHDR":
-        return max(int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
-    return 1024
+    size = images.image_size(head)
+    return max(size) if size else 1024
 
 
 def server_tools(tools: Any) -> bool:

@@ -1,8 +1,9 @@
 """Media answers: an answer's chunks dressed as the request's output modalities ask (GenerateRequest.output_modalities).
 
 - IMAGE (the image-out models): a PNG part after the text (gemini_emulator.media.images), of the requested
-  `imageConfig.aspectRatio` and `imageSize`, its picture derived from the request; a script's own images instead
-  when the entry gives them. With responseModalities ["IMAGE"] the text parts go.
+  `imageConfig.aspectRatio` and `imageSize`, its picture derived from the request; a JPEG when
+  `imageConfig.imageOutputOptions.mimeType` is image/jpeg (at its `compressionQuality`); a script's own images
+  instead when the entry gives them. With responseModalities ["IMAGE"] the text parts go.
 - AUDIO (the TTS models): the answer's text spoken (gemini_emulator.media.audio.speak) as one
   `audio/L16;codec=pcm;rate=24000` part, in the voice of `speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName`;
   with `multiSpeakerVoiceConfig`, each "Speaker: line" in that speaker's voice. A stream carries the sound in pieces
@@ -49,6 +50,18 @@ def image_size(request: GenerateRequest) -> tuple[int, int]:
     return images.dimensions(str(aspect or "1:1"), str(size or "1K"))
 
 
+def output_format(request: GenerateRequest) -> tuple[str, int | None]:
+    """(MIME type, JPEG quality) of the images the request asks for (imageConfig.imageOutputOptions; PNG by
+    default; the wire has refused other types)."""
+    config = request.generation_config.get("imageConfig") or {}
+    options = config.get("imageOutputOptions") if isinstance(config, dict) else None
+    if not isinstance(options, dict):
+        return images.PNG_MIME, None
+    mime = images.JPEG_MIME if options.get("mimeType") == images.JPEG_MIME else images.PNG_MIME
+    quality = options.get("compressionQuality")
+    return mime, quality if isinstance(quality, int) and not isinstance(quality, bool) else None
+
+
 def _with_images(request: GenerateRequest, chunks: list[Chunk], given: list[Blob] | None, text: bool) -> list[Chunk]:
     out = [dataclasses.replace(c, parts=[p for p in c.parts if text or _kept_without_text(p)]) for c in chunks]
     last_of: dict[int, Chunk] = {}
@@ -56,7 +69,11 @@ def _with_images(request: GenerateRequest, chunks: list[Chunk], given: list[Blob
         last_of[chunk.index] = chunk
     for index, chunk in last_of.items():
         seed = f"{request.fingerprint}:image:{index}"
-        blobs = given if given is not None else [(images.png(*image_size(request), seed), images.PNG_MIME)]
+        if given is not None:
+            blobs = given
+        else:
+            mime, quality = output_format(request)
+            blobs = [(images.picture(*image_size(request), seed, mime, quality), mime)]
         for i, (data, mime) in enumerate(blobs):
             part: dict[str, Any] = {"inlineData": {"mimeType": mime, "data": base64.b64encode(data).decode()}}
             if i == 0 and request.model.startswith("gemini-3"):

@@ -15,6 +15,8 @@ enhanced prompt), namespaces and the journal apply as on generateContent.
 - includeRaiReason: an answer the script blocks (blockReason) holds the all-filtered raiFilteredReason, else `{}`;
   includeSafetyAttributes: each image carries safetyAttributes, and a last "Positive Prompt" prediction follows;
   enhancePrompt: each image carries the (enhanced) prompt; storageUri: gcsUri instead of bytes.
+- outputOptions: `mimeType` image/png (default) or image/jpeg, `compressionQuality` 0-100 (JPEG; default 75):
+  handed to the engine as generateContent's `imageConfig.imageOutputOptions`, so the engine draws a JPEG.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.media import images
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import VERTEX, Target
-from gemini_emulator.wire import auth, handlers, sending, validate
+from gemini_emulator.wire import auth, handlers, model_rules, sending, validate
 from gemini_emulator.wire.incoming import Incoming
 
 KINDS = frozenset({"imagen", "imagen-edit", "imagen-upscale"})
@@ -70,7 +72,7 @@ async def call(ctx: handlers.Context, request: Incoming, target: Target, record:
             "generationConfig": {
                 "responseModalities": ["IMAGE"],
                 "candidateCount": ask.count,
-                "imageConfig": {"aspectRatio": ask.aspect},
+                "imageConfig": {"aspectRatio": ask.aspect, **ask.output},
             },
         }
         gen, _, _, answer = handlers.start_generation(ctx, target, model, generate, record.namespace, False, body)
@@ -95,6 +97,7 @@ class _Ask:
         self.aspect = "1:1"
         self.size: tuple[int, int] = (1024, 1024)
         self.params: dict[str, Any] = {}
+        self.output: dict[str, Any] = {}  # imageOutputOptions for the engine, from outputOptions
 
     @classmethod
     def of(cls, body: dict[str, Any], kind: str) -> _Ask:
@@ -123,6 +126,10 @@ class _Ask:
             )
         ask.aspect = str(aspect)
         ask.size = images.imagen_dimensions(ask.aspect, str(params.get("sampleImageSize") or "1K"))
+        if params.get("outputOptions") is not None:
+            mime, quality = model_rules.check_output_options(params["outputOptions"], "outputOptions")
+            options = {"mimeType": mime} | ({} if quality is None else {"compressionQuality": quality})
+            ask.output = {"imageOutputOptions": options}
         if kind == "imagen-edit":
             ask._references(instance)
         elif kind == "imagen-upscale":
@@ -173,7 +180,7 @@ def _mime(picture: dict[str, Any], data: bytes) -> str:
 
 
 def _size_of(data: bytes, default: tuple[int, int]) -> tuple[int, int]:
-    return images.png_size(data) or default
+    return images.image_size(data) or default
 
 
 def _predictions(chunks: list[Any], ask: _Ask, backend: str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ Every image is decoded (tests/pngcheck.py); every sound's length is checked agai
 from __future__ import annotations
 
 import base64
+import io
 import shutil
 
 import google.oauth2.credentials
@@ -12,6 +13,7 @@ import httpx
 import pytest
 from google import genai
 from google.genai import errors, types
+from PIL import Image
 from pngcheck import decode
 
 from gemini_emulator.media import audio, images
@@ -96,6 +98,37 @@ def test_vertex_image_answer(base_url: str) -> None:
     assert decode(_image_parts(response)[0].inline_data.data)[:2] == (1024, 1024)
     details = [d.modality for d in response.usage_metadata.candidates_tokens_details]
     assert details == [types.MediaModality.TEXT, types.MediaModality.IMAGE]
+
+
+def test_vertex_image_output_options_answer_a_jpeg(base_url: str, gemini_shared: Gemini) -> None:
+    """imageConfig.imageOutputOptions (google-genai's output_mime_type, Vertex only): a real JPEG of the asked
+    shape, counted as an image in the usage."""
+    vertex = genai.Client(
+        vertexai=True,
+        project="demo-project",
+        location="us-central1",
+        credentials=google.oauth2.credentials.Credentials(token=gemini_shared.api_key),
+        http_options=types.HttpOptions(base_url=base_url),
+    )
+    image_config = types.ImageConfig(aspect_ratio="16:9", output_mime_type="image/jpeg", output_compression_quality=40)
+    config = _config(response_modalities=["TEXT", "IMAGE"], image_config=image_config)
+    response = vertex.models.generate_content(model=IMAGE_MODEL, contents="Draw a kite", config=config)
+    (part,) = _image_parts(response)
+    assert part.inline_data.mime_type == "image/jpeg"
+    picture = Image.open(io.BytesIO(part.inline_data.data))
+    picture.load()
+    assert (picture.format, picture.size) == ("JPEG", (1344, 768))
+    details = {d.modality: d.token_count for d in response.usage_metadata.candidates_tokens_details}
+    assert details[types.MediaModality.IMAGE] == 1120
+    sent = gemini_shared.journal(model=IMAGE_MODEL).last.record["body"]
+    options = sent["generationConfig"]["imageConfig"]["imageOutputOptions"]
+    assert options == {"mimeType": "image/jpeg", "compressionQuality": 40}
+    bad = types.ImageConfig(output_mime_type="image/tiff")
+    with pytest.raises(errors.ClientError) as caught:
+        vertex.models.generate_content(
+            model=IMAGE_MODEL, contents="Draw a kite", config=_config(response_modalities=["IMAGE"], image_config=bad)
+        )
+    assert caught.value.code == 400 and "image/tiff" in caught.value.message
 
 
 def test_scripted_image_from_base64_and_from_a_path(gemini_shared: Gemini, tmp_path: object) -> None:

@@ -4,6 +4,7 @@ as REST callers and @google/genai call it on the Developer API; every image is d
 from __future__ import annotations
 
 import base64
+import io
 import warnings
 
 import google.oauth2.credentials
@@ -11,9 +12,10 @@ import httpx
 import pytest
 from google import genai
 from google.genai import errors, types
+from PIL import Image
 from pngcheck import decode
 
-from gemini_emulator.media import images
+from gemini_emulator.media import images, jpeg
 from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.wire.media import imagen
 
@@ -46,6 +48,48 @@ def test_generate_images_count_and_aspect_ratio(vertex: genai.Client) -> None:
     assert all(g.image.mime_type == "image/png" for g in response.generated_images)
     again = vertex.models.generate_images(model=GENERATE, prompt="A lighthouse in a storm", config=config)
     assert [g.image.image_bytes for g in again.generated_images] == pictures
+
+
+@pytest.mark.parametrize("quality", [None, 20, 95])
+def test_generate_images_as_jpeg(vertex: genai.Client, quality: int | None) -> None:
+    """output_mime_type / output_compression_quality (parameters.outputOptions): a real JPEG of Imagen's size."""
+    config = types.GenerateImagesConfig(
+        number_of_images=2, aspect_ratio="9:16", output_mime_type="image/jpeg", output_compression_quality=quality
+    )
+    response = vertex.models.generate_images(model=GENERATE, prompt="A lighthouse in a storm", config=config)
+    for generated in response.generated_images:
+        assert generated.image.mime_type == "image/jpeg"
+        picture = Image.open(io.BytesIO(generated.image.image_bytes))
+        picture.load()
+        assert (picture.format, picture.size) == ("JPEG", (768, 1408))
+    expected = jpeg.quant_tables(jpeg.DEFAULT_QUALITY if quality is None else quality)[0][0]
+    assert generated.image.image_bytes.find(bytes([0xFF, 0xDB])) > 0
+    assert picture.quantization[0][0] == expected  # the luminance table of the asked quality
+
+
+def test_jpeg_on_developer_rest_and_bad_output_options(http: httpx.Client) -> None:
+    headers = {"x-goog-api-key": "k"}
+    body = {
+        "instances": [{"prompt": "a kite"}],
+        "parameters": {"sampleCount": 1, "outputOptions": {"mimeType": "image/jpeg", "compressionQuality": 60}},
+    }
+    response = http.post(f"/v1beta/models/{GENERATE}:predict", json=body, headers=headers)
+    (prediction,) = response.json()["predictions"]
+    assert prediction["mimeType"] == "image/jpeg"
+    assert Image.open(io.BytesIO(base64.b64decode(prediction["bytesBase64Encoded"]))).size == (1024, 1024)
+    for options, words in [({"mimeType": "image/webp"}, "mimeType"), ({"compressionQuality": 101}, "0 and 100")]:
+        body["parameters"]["outputOptions"] = options
+        refused = http.post(f"/v1beta/models/{GENERATE}:predict", json=body, headers=headers)
+        assert refused.status_code == 400 and words in refused.json()["error"]["message"]
+
+
+def test_upscale_a_jpeg(vertex: genai.Client) -> None:
+    source = types.Image(image_bytes=images.jpeg(320, 240, "small"), mime_type="image/jpeg")
+    config = types.UpscaleImageConfig(output_mime_type="image/jpeg")
+    response = vertex.models.upscale_image(
+        model="imagen-4.0-upscale-preview", image=source, upscale_factor="x2", config=config
+    )
+    assert Image.open(io.BytesIO(response.generated_images[0].image.image_bytes)).size == (640, 480)
 
 
 def test_generate_default_is_four_square_images(vertex: genai.Client) -> None:
