@@ -174,6 +174,12 @@ class Settings:
         "bytes of uploaded and generated files kept, all callers together; past it an upload gets a 429",
         minimum=0,
     )
+    file_search_budget_bytes: int = _setting(
+        256 << 20,
+        "bytes of file search store documents kept (their sizeBytes), all callers together; past it an upload or"
+        " import gets a 429",
+        minimum=0,
+    )
     files_memory_bytes: int = _setting(
         64 << 20, "of those, bytes kept in memory; the rest spill to a temporary directory removed on exit", minimum=0
     )

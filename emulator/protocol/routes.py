@@ -14,6 +14,9 @@ Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locatio
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
+                POST|GET /{ver}/fileSearchStores, GET|DELETE .../fileSearchStores/{id}, POST [/upload]/{ver}/
+                fileSearchStores/{id}:uploadToFileSearchStore, POST ...:importFile, GET .../{id}/documents[/{doc}],
+                DELETE .../documents/{doc}
                 (action "room"; `method` is "room.verb", `name` the resource; gemini_emulator.wire.resources.dispatch)
 
 `match` turns a method and path into a `Target`; anything else is `None` (Google's HTML 404). That includes a
@@ -272,6 +275,61 @@ _ROOM_RULES: list[tuple[frozenset[str], re.Pattern[str], str]] = [
     ),
     (frozenset({"GET", "HEAD"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>files/{_SEG})$"), "files.get"),
     (frozenset({"DELETE"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>files/{_SEG})$"), "files.delete"),
+]
+# File search stores (gemini_emulator.wire.resources.file_search): the stores, their documents, the upload (under
+# /upload/, and its metadata-only twin) and importFile; their operations are the operations room's.
+_STORE = rf"fileSearchStores/{_SEG}"
+_ROOM_RULES += [
+    (
+        frozenset({"POST"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/fileSearchStores/?$"),
+        "fileSearchStores.create",
+    ),
+    (
+        frozenset({"GET", "HEAD"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/fileSearchStores/?$"),
+        "fileSearchStores.list",
+    ),
+    (
+        frozenset({"GET", "HEAD"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE})$"),
+        "fileSearchStores.get",
+    ),
+    (
+        frozenset({"DELETE"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE})$"),
+        "fileSearchStores.delete",
+    ),
+    (
+        frozenset({"POST"}),
+        re.compile(rf"^/upload/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE}):uploadToFileSearchStore$"),
+        "fileSearchStores.upload",
+    ),
+    (
+        frozenset({"POST"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE}):uploadToFileSearchStore$"),
+        "fileSearchStores.uploadMetadata",
+    ),
+    (
+        frozenset({"POST"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE}):importFile$"),
+        "fileSearchStores.importFile",
+    ),
+    (
+        frozenset({"GET", "HEAD"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE})/documents/?$"),
+        "fileSearchStores.listDocuments",
+    ),
+    (
+        frozenset({"GET", "HEAD"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE}/documents/{_SEG})$"),
+        "fileSearchStores.getDocument",
+    ),
+    (
+        frozenset({"DELETE"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE}/documents/{_SEG})$"),
+        "fileSearchStores.deleteDocument",
+    ),
 ]
 
 

@@ -201,6 +201,8 @@ class UploadSession:
     declared_size: int | None
     spool: Spool
     started: float
+    kind: str = "file"  # what the finished bytes become: "file", or "document" (a file search store's upload)
+    extra: dict[str, Any] = field(default_factory=dict)  # the starter's own notes (a document's store, metadata)
 
 
 class FileStore:
@@ -278,6 +280,20 @@ class FileStore:
         """A new upload's bytes, at most `limit` (and MAX_FILE_BYTES)."""
         return Spool(self, min(limit if limit is not None else self.max_file_bytes, self.max_file_bytes))
 
+    def drain(self, spool: Spool, keep: int) -> bytes:
+        """A finished upload that becomes no file (a file search store's document): its first `keep` bytes;
+        the rest are given back to the budget at once."""
+        blob = spool.finish()
+        try:
+            if blob.memory is not None:
+                return blob.memory[:keep]
+            if blob.path is None:
+                return b""
+            with open(blob.path, "rb") as handle:
+                return handle.read(keep)
+        finally:
+            self._release(blob)
+
     def read(self, file: StoredFile) -> bytes:
         return b"".join(self.iter_bytes(file))
 
@@ -297,7 +313,14 @@ class FileStore:
     # --- resumable uploads -------------------------------------------------------------------------
 
     def start_upload(
-        self, namespace: str, mime_type: str, display_name: str, name: str | None, declared_size: int | None
+        self,
+        namespace: str,
+        mime_type: str,
+        display_name: str,
+        name: str | None,
+        declared_size: int | None,
+        kind: str = "file",
+        extra: dict[str, Any] | None = None,
     ) -> UploadSession:
         """A new upload session, its id unguessable (it is the only credential the follow-up requests carry).
         The oldest sessions give way past MAX_SESSIONS; sessions past SESSION_TTL_S are dropped."""
@@ -311,6 +334,8 @@ class FileStore:
             declared_size=declared_size,
             spool=self.spool(limit),
             started=self.clock(),
+            kind=kind,
+            extra=dict(extra or {}),
         )
         with self._lock:
             self._prune_sessions()

@@ -27,6 +27,7 @@ from gemini_emulator.seam import (
     ModelServer,
 )
 from gemini_emulator.stores.caches import CacheStore
+from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.files import FileStore
 from gemini_emulator.stores.operations import OperationStore
 from gemini_emulator.wire import (
@@ -74,6 +75,8 @@ class Context:
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
+        # file search stores and their documents (wire/resources/file_search.py serves them)
+        self.file_search = FileSearchStores(budget_bytes=settings.file_search_budget_bytes)
         self.files = FileStore(  # uploaded and generated files (wire/resources/files.py serves them)
             budget_bytes=settings.files_budget_bytes,
             memory_bytes=settings.files_memory_bytes,

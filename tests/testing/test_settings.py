@@ -43,6 +43,7 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "tls_cert": ("/tmp/cert.pem", "/tmp/cert.pem"),
     "tls_key": ("/tmp/key.pem", "/tmp/key.pem"),
     "files_budget_bytes": ("4096", 4096),
+    "file_search_budget_bytes": ("8192", 8192),
     "files_memory_bytes": ("1024", 1024),
     "file_processing_ms": ("0", 0),
 }

@@ -16,12 +16,13 @@ from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.operations import OperationStore
 from gemini_emulator.wire.handlers import Context, error_response
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import files, operations
+from gemini_emulator.wire.resources import file_search, files, operations
 
 Room = Callable[[Context, Incoming, Target, Record], Awaitable[Response]]
 ROOMS: dict[str, Room] = {
     "operations": operations.handle,
     "files": files.handle,
+    "fileSearchStores": file_search.handle,
 }
 
 
@@ -57,3 +58,4 @@ class OperationsView:
 def register(admin: Admin, ctx: Context) -> None:
     admin.resources["operations"] = OperationsView(ctx.operations)
     admin.resources["files"] = files.FilesView(ctx)
+    admin.resources["fileSearchStores"] = file_search.FileSearchView(ctx)

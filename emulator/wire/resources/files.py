@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -31,7 +32,15 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors, framing, printers
 from gemini_emulator.protocol.headers import BASE_HEADERS
 from gemini_emulator.protocol.routes import Target
-from gemini_emulator.stores.files import MAX_DISPLAY_NAME, NAME_ID, FilesFull, FileTooLarge, Spool, StoredFile
+from gemini_emulator.stores.files import (
+    MAX_DISPLAY_NAME,
+    NAME_ID,
+    FilesFull,
+    FileTooLarge,
+    Spool,
+    StoredFile,
+    UploadSession,
+)
 from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, json_response
 from gemini_emulator.wire.incoming import Incoming
@@ -309,10 +318,23 @@ def _multipart(content_type: str, raw: bytes) -> tuple[Any, bytes, str]:
     return meta, media, media_headers.get("content-type", "")
 
 
+# What a finished resumable upload becomes: (ctx, session, the finishing request, answer headers) -> the answer.
+Finisher = Callable[[Context, UploadSession, Incoming, dict[str, str]], Response]
+
+
 async def _continue(ctx: Context, request: Incoming, target: Target, record: Record, upload_id: str) -> Response:
-    """A follow-up of a resumable upload (no key: the session names the namespace)."""
+    return await continue_upload(ctx, request, target, record, upload_id, "file", _finish_file)
+
+
+async def continue_upload(
+    ctx: Context, request: Incoming, target: Target, record: Record, upload_id: str, kind: str, finish: Finisher
+) -> Response:
+    """A follow-up of a resumable upload (no key: the session names the namespace) of `kind` (a session of
+    another kind is not found here); `finish` makes the finalized bytes what they become."""
     record.rpc = target.method
     session = ctx.files.upload(upload_id)
+    if session is not None and session.kind != kind:
+        session = None
     if session is None:
         error = errors.ApiError(404, "The upload session was not found; it may have finished or expired.")
         return _error(error, {"x-goog-upload-status": "final"})
@@ -353,12 +375,17 @@ async def _continue(ctx: Context, request: Incoming, target: Target, record: Rec
         )
         return _error(error, ids | {"x-goog-upload-status": "final"})
     record.body = {"upload": {"bytes": spool.size, "sha256": spool.digest.hexdigest()}}
+    return finish(ctx, session, request, ids | {"x-goog-upload-status": "final"})
+
+
+def _finish_file(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
+    spool = session.spool
     if session.name is not None and ctx.files.exists(session.namespace, session.name):
         spool.discard()
         error = errors.ApiError(409, f"File {session.name} already exists.", status="ALREADY_EXISTS")
-        return _error(error, ids | {"x-goog-upload-status": "final"})
+        return _error(error, headers)
     stored = ctx.files.store(session.namespace, spool, session.mime_type, session.display_name, session.name)
-    return _file_answer(ctx, stored, request, ids | {"x-goog-upload-status": "final"})
+    return _file_answer(ctx, stored, request, headers)
 
 
 class FilesView:
@@ -396,3 +423,12 @@ class FilesView:
             self.ctx.files.next_state(namespace, state, status)
             return True
         return self.ctx.files.set_state(namespace, "files/" + name.removeprefix("files/"), state, status)
+
+
+# For the other upload rooms (wire/resources/file_search.py): the upload front end's answers and body readers.
+upload_answer = _answer
+upload_error = _error
+read_multipart = _multipart
+receive_into = _receive_into
+digest_note = _digest_note
+write_spool = _write

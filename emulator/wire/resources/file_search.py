@@ -1,0 +1,446 @@
+"""The file search stores room (Developer API): `fileSearchStores` create, list, get, delete (`?force=`), the
+upload of a document (`POST /upload/{v}/fileSearchStores/{id}:uploadToFileSearchStore`, resumable as google-genai
+sends it, multipart or raw), `:importFile` (a Files API file), and `documents` list, get, delete. State:
+gemini_emulator.stores.file_search (ctx.file_search); what a generate call's `fileSearch` tool retrieves:
+wire/resources/searched.py.
+
+Shapes from pydantic-ai's cassettes (test_google_model_file_search_*.yaml, production 2025-11 and 2026-07; see
+docs/conformance.md "File search stores"): a create answers the FileSearchStore (name derived from the display
+name, createTime = updateTime with 6 fractional digits, embeddingModel, no zero counts); the upload's `start`
+answers 200, an empty text/plain body and `X-Goog-Upload-URL` on the same path with `?upload_id=...&upload_protocol
+=resumable`; its finalize answers `final` and the operation `{name: fileSearchStores/S/upload/operations/D,
+response: {@type ...UploadToFileSearchStoreResponse, parent, documentName, mimeType, sizeBytes}}` with no `done`
+(the operations room answers `done: true` once its schedule has run); a delete with `force=True` answers `{}`.
+An import's operation is `fileSearchStores/S/operations/ID`, done on the same schedule (best-known shapes).
+
+The journal keeps an upload's metadata and, for its bytes, only their size and sha256 (as the Files room does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from gemini_emulator.admin.journal import Record
+from gemini_emulator.protocol import errors, framing, printers
+from gemini_emulator.protocol.routes import Target
+from gemini_emulator.stores import file_search as fs
+from gemini_emulator.stores.files import Spool, UploadSession
+from gemini_emulator.wire import validate
+from gemini_emulator.wire.handlers import Context, json_response
+from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.resources import files
+from gemini_emulator.wire.resources.common import caller, page_size
+from gemini_emulator.wire.resources.filedata import no_permission, not_active
+
+PAGE_DEFAULT, PAGE_MAX = 10, 20  # the REST reference: 10 unless asked, at most 20 (stores and documents)
+UPLOAD_RESPONSE = "type.googleapis.com/google.ai.generativelanguage.v1main.UploadToFileSearchStoreResponse"
+IMPORT_RESPONSE = "type.googleapis.com/google.ai.generativelanguage.v1main.ImportFileResponse"
+DEFAULT_MIME = "application/octet-stream"
+
+
+def _s(kind: str, repeated: bool = False) -> dict[str, Any]:
+    return {"kind": kind, "repeated": repeated}
+
+
+def _m(type_name: str, repeated: bool = False) -> dict[str, Any]:
+    return {"kind": "message", "type": type_name, "repeated": repeated}
+
+
+# The request messages (the REST reference's fields), checked as the generate bodies are (validate.py).
+MESSAGES: dict[str, dict[str, dict[str, Any]]] = {
+    "FileSearchStore": {
+        "name": _s("string"),
+        "displayName": _s("string"),
+        "embeddingModel": _s("string"),
+    },
+    "UploadToFileSearchStoreRequest": {
+        "displayName": _s("string"),
+        "customMetadata": _m("CustomMetadata", repeated=True),
+        "chunkingConfig": _m("ChunkingConfig"),
+        "mimeType": _s("string"),
+    },
+    "ImportFileRequest": {
+        "fileName": _s("string"),
+        "customMetadata": _m("CustomMetadata", repeated=True),
+        "chunkingConfig": _m("ChunkingConfig"),
+    },
+    "CustomMetadata": {
+        "key": _s("string"),
+        "stringValue": _s("string"),
+        "stringListValue": _m("StringList"),
+        "numericValue": _s("float"),
+    },
+    "StringList": {"values": _s("string", repeated=True)},
+    "ChunkingConfig": {"whiteSpaceConfig": _m("WhiteSpaceConfig")},
+    "WhiteSpaceConfig": {"maxTokensPerChunk": _s("int32"), "maxOverlapTokens": _s("int32")},
+}
+_TABLE: validate.Schema | None = None
+
+
+def _checked(body: dict[str, Any], message: str, version: str) -> dict[str, Any]:
+    """`body` checked against `message` (production's 400 listing unknown names and mistyped values), its
+    field names in lowerCamelCase."""
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = validate.extended(MESSAGES)
+    normalised, violations = validate.walk(body, message, "developer", version, _TABLE)
+    if violations:
+        raise errors.payload_violations(violations)
+    return normalised
+
+
+async def _json(ctx: Context, request: Incoming, record: Record) -> dict[str, Any]:
+    """The request's JSON object ({} for an empty body), journaled as sent."""
+    raw = await ctx.bodies.read(request.receive, request.headers)
+    if not raw.strip():
+        return {}
+    try:
+        body = validate.parse_body(raw)
+    except errors.ApiError:
+        record.body = raw.decode("utf-8", "replace")
+        raise
+    record.body = body
+    if not isinstance(body, dict):
+        raise errors.root_not_object()
+    return body
+
+
+def _force(query: dict[str, str] | Any) -> bool:
+    """`?force=` as production reads a bool (google-genai sends Python's `True`, which production took)."""
+    text = str(query.get("force", "")).strip()
+    if text.lower() in ("true", "1"):
+        return True
+    if text.lower() in ("", "false", "0"):
+        return False
+    raise errors.payload_violations([errors.invalid_value("force", "TYPE_BOOL", f'"{text[:40]}"')])
+
+
+# --- the room --------------------------------------------------------------------------------------------
+
+
+async def handle(ctx: Context, request: Incoming, target: Target, record: Record) -> Response:
+    verb = target.method.partition(".")[2]
+    if verb == "upload" and request.query.get("upload_id"):
+        upload_id = request.query["upload_id"]
+        return await files.continue_upload(ctx, request, target, record, upload_id, "document", _finish_upload)
+    namespace = caller(ctx, request, target, record)
+    stores = ctx.file_search
+    body: dict[str, Any]
+    if verb == "create":
+        body = _checked(await _json(ctx, request, record), "FileSearchStore", target.version)
+        display = _display_name(body.get("displayName"))
+        model = str(body.get("embeddingModel") or "")
+        if model and not model.startswith("models/"):
+            model = "models/" + model
+        return json_response(stores.create(namespace, display, model).view())
+    if verb == "list":
+        size = page_size(request.query, PAGE_DEFAULT, PAGE_MAX)
+        page, following = stores.list(namespace, size, request.query.get("pageToken", ""))
+        body = {"fileSearchStores": [s.view() for s in page]} if page else {}
+        if following:
+            body["nextPageToken"] = following
+        return json_response(body)
+    if verb == "get":
+        return json_response(stores.require(namespace, target.name).view())
+    if verb == "delete":
+        stores.delete(namespace, target.name, _force(request.query))
+        return json_response({})
+    if verb == "upload":
+        return await _upload(ctx, request, target, record, namespace)
+    if verb == "uploadMetadata":
+        stores.require(namespace, target.name)
+        raise errors.invalid_argument(
+            f"Media upload requests are sent to POST /upload/{target.version}/{target.name}:uploadToFileSearchStore."
+        )
+    if verb == "importFile":
+        return json_response(_import(ctx, target, await _json(ctx, request, record), namespace))
+    if verb == "listDocuments":
+        size = page_size(request.query, PAGE_DEFAULT, PAGE_MAX)
+        docs, following = stores.documents(namespace, target.name, size, request.query.get("pageToken", ""))
+        body = {"documents": [d.view() for d in docs]} if docs else {}
+        if following:
+            body["nextPageToken"] = following
+        return json_response(body)
+    if verb == "getDocument":
+        return json_response(stores.document(namespace, target.name).view())
+    if verb == "deleteDocument":
+        stores.delete_document(namespace, target.name, _force(request.query))
+        return json_response({})
+    raise errors.not_implemented(f"the {target.method} method")
+
+
+def _display_name(value: Any) -> str:
+    display = str(value or "")
+    if len(display) > fs.MAX_DISPLAY_NAME:
+        raise errors.invalid_argument(f"Display name must be at most {fs.MAX_DISPLAY_NAME} characters.")
+    return display
+
+
+def _custom_metadata(items: Any) -> list[dict[str, Any]]:
+    """CustomMetadata entries as production keeps them: a key and exactly one value each, at most 20."""
+    entries = list(items or [])
+    if len(entries) > fs.MAX_CUSTOM_METADATA:
+        raise errors.invalid_argument(f"A document may have at most {fs.MAX_CUSTOM_METADATA} custom metadata.")
+    out = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not entry.get("key"):
+            raise errors.invalid_argument(f"custom_metadata[{i}].key is required.")
+        values = [k for k in ("stringValue", "stringListValue", "numericValue") if k in entry]
+        if len(values) != 1:
+            raise errors.invalid_argument(
+                f"custom_metadata[{i}] must set exactly one of string_value, string_list_value, numeric_value."
+            )
+        out.append({"key": entry["key"], values[0]: entry[values[0]]})
+    return out
+
+
+def _chunking(config: Any) -> tuple[int, int]:
+    """(words per chunk, overlap) from a ChunkingConfig; the defaults without one."""
+    white = (config or {}).get("whiteSpaceConfig") or {}
+    size = white.get("maxTokensPerChunk")
+    overlap = white.get("maxOverlapTokens")
+    size = fs.DEFAULT_CHUNK_WORDS if size in (None, 0) else size
+    overlap = 0 if overlap is None else overlap
+    if not 1 <= size <= fs.MAX_CHUNK_WORDS:
+        raise errors.invalid_argument(f"max_tokens_per_chunk must be between 1 and {fs.MAX_CHUNK_WORDS}.")
+    if not 0 <= overlap < size:
+        raise errors.invalid_argument("max_overlap_tokens must be at least 0 and less than max_tokens_per_chunk.")
+    return size, overlap
+
+
+def _mime(given: str) -> str:
+    mime = (given or DEFAULT_MIME).strip()
+    if "/" not in mime or len(mime) > 255 or any(c.isspace() for c in mime):
+        raise errors.invalid_argument(f"Invalid mime type: {mime[:100]}")
+    return mime
+
+
+def _plan(body: dict[str, Any], version: str, mime_hint: str) -> dict[str, Any]:
+    """An upload's metadata (UploadToFileSearchStoreRequest), checked: what its document will be."""
+    body = _checked(body, "UploadToFileSearchStoreRequest", version)
+    return {
+        "mimeType": _mime(str(body.get("mimeType") or mime_hint or "")),
+        "displayName": _display_name(body.get("displayName")),
+        "customMetadata": _custom_metadata(body.get("customMetadata")),
+        "chunking": _chunking(body.get("chunkingConfig")),
+    }
+
+
+async def _upload(ctx: Context, request: Incoming, target: Target, record: Record, namespace: str) -> Response:
+    protocol = files._protocol(request)
+    if protocol == "resumable":
+        command = request.headers.get("x-goog-upload-command", "").strip().lower()
+        if command != "start":
+            raise errors.invalid_argument(
+                "A resumable upload begins with X-Goog-Upload-Command: start (its URL carries no upload_id)."
+            )
+        plan = _plan(
+            await _json(ctx, request, record),
+            target.version,
+            request.headers.get("x-goog-upload-header-content-type", ""),
+        )
+        declared_text = request.headers.get("x-goog-upload-header-content-length", "").strip()
+        if declared_text and not (declared_text.isdigit() and validate.int_text_ok("int64", declared_text)):
+            raise errors.invalid_argument(f"Invalid X-Goog-Upload-Header-Content-Length: {declared_text[:40]}")
+        declared = int(declared_text) if declared_text else None
+        ctx.file_search.check_room(namespace, target.name, declared)
+        limit = min(declared if declared is not None else fs.MAX_DOCUMENT_BYTES, fs.MAX_DOCUMENT_BYTES)
+        extra = {"store": target.name, "plan": plan, "version": target.version}
+        session = ctx.files.start_upload(
+            namespace, plan["mimeType"], plan["displayName"], None, limit, "document", extra
+        )
+        if declared is None:
+            session.declared_size = None
+        base = files.base_url(request, ctx.settings.tls)
+        url = (
+            f"{base}/upload/{target.version}/{target.name}:uploadToFileSearchStore"
+            f"?upload_id={session.id}&upload_protocol=resumable"
+        )
+        headers = {
+            "x-guploader-uploadid": session.id,
+            "x-goog-upload-status": "active",
+            "x-goog-upload-url": url,
+            "x-goog-upload-control-url": url,
+            "x-goog-upload-chunk-granularity": str(files.CHUNK_GRANULARITY),
+        }
+        return files.upload_answer(b"", 200, "text/plain; charset=utf-8", headers)
+    spool = ctx.files.spool(fs.MAX_DOCUMENT_BYTES)
+    try:
+        if protocol == "multipart":
+            raw = await ctx.bodies.read(request.receive, request.headers)
+            meta, media, media_type = files.read_multipart(request.headers.get("content-type", ""), raw)
+            record.body = {"metadata": meta, "upload": files.digest_note(media)}
+            if not isinstance(meta, dict):
+                raise errors.root_not_object()
+            plan = _plan(meta, target.version, media_type)
+            ctx.file_search.check_room(namespace, target.name, len(media))
+            files.write_spool(ctx, spool, media)
+        elif protocol == "raw":
+            hint = request.headers.get("content-type", "").partition(";")[0].strip()
+            plan = _plan({}, target.version, hint)
+            ctx.file_search.check_room(namespace, target.name, None)
+            await files.receive_into(ctx, request, spool)
+            record.body = {"upload": {"bytes": spool.size, "sha256": spool.digest.hexdigest()}}
+        else:
+            raise errors.invalid_argument(f"Unsupported upload protocol: {protocol[:40]}")
+    except BaseException:
+        spool.discard()
+        raise
+    answer = _store_upload(ctx, namespace, target.name, spool, plan)
+    return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, {})
+
+
+def _finish_upload(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
+    """A finalized resumable upload: the document and its operation (the answer carries the operation)."""
+    extra = session.extra
+    try:
+        answer = _store_upload(ctx, session.namespace, extra["store"], session.spool, extra["plan"])
+    except errors.ApiError as refused:
+        return files.upload_error(refused, headers)
+    return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, headers)
+
+
+def _store_upload(ctx: Context, namespace: str, store_name: str, spool: Spool, plan: dict[str, Any]) -> dict[str, Any]:
+    """The uploaded bytes as a document of the store, its operation made; the upload's first answer."""
+    size = spool.size
+    data = ctx.files.drain(spool, fs.MAX_TEXT_BYTES)  # only the text is kept; the bytes go back to the budget
+    store = ctx.file_search.check_room(namespace, store_name, size)
+    doc_id = fs.derived_id(plan["displayName"])
+    response = {
+        "@type": UPLOAD_RESPONSE,
+        "parent": store.name,
+        "documentName": f"{store.name}/documents/{doc_id}",
+        "mimeType": plan["mimeType"],
+        "sizeBytes": str(size),
+    }
+    op = ctx.operations.create(
+        namespace, "fileSearch", name=f"{store.name}/upload/operations/{doc_id}", response=response
+    )
+    _add(ctx, namespace, op.name, store.name, data, plan, size, doc_id, op.ready_at, "")
+    return {"name": op.name, "response": response}
+
+
+def _add(
+    ctx: Context,
+    namespace: str,
+    op_name: str,
+    store_name: str,
+    data: bytes,
+    plan: dict[str, Any],
+    size: int,
+    doc_id: str,
+    ready_at: float,
+    source: str,
+) -> None:
+    words, overlap = plan["chunking"]
+    try:
+        ctx.file_search.add_document(
+            namespace,
+            store_name,
+            data,
+            plan["mimeType"],
+            size=size,
+            display_name=plan["displayName"],
+            custom_metadata=plan["customMetadata"],
+            chunk_words=words,
+            overlap_words=overlap,
+            ready_at=ready_at,
+            document_id=doc_id,
+            source=source,
+        )
+    except BaseException as failure:
+        ctx.operations.remove(namespace, op_name)
+        if isinstance(failure, fs.StoreFull):
+            raise _store_full(ctx.file_search.budget_bytes) from None
+        raise
+
+
+def _store_full(limit: int) -> errors.ApiError:
+    return errors.ApiError(
+        429,
+        f"gemini-emulator: the file search documents' byte budget ({limit} bytes, --file-search-budget-bytes) is "
+        "spent; delete documents or stores, or reset the namespace.",
+    )
+
+
+def _import(ctx: Context, target: Target, body: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """importFile: a Files API file as a new document of the store; its operation's first answer."""
+    body = _checked(body, "ImportFileRequest", target.version)
+    store = ctx.file_search.require(namespace, target.name)
+    given = str(body.get("fileName") or "")
+    if not given:
+        raise errors.invalid_argument("file_name is required.")
+    metadata, chunking = _custom_metadata(body.get("customMetadata")), _chunking(body.get("chunkingConfig"))
+    file_name = "files/" + given.removeprefix("files/")
+    stored = ctx.files.get(namespace, file_name)
+    if stored is None:
+        raise no_permission(file_name.removeprefix("files/"))
+    if stored.state != "ACTIVE":
+        raise not_active(stored.id)
+    ctx.file_search.check_room(namespace, store.name, stored.size)
+    plan: dict[str, Any] = {
+        "mimeType": stored.mime_type,
+        "displayName": stored.display_name or stored.id,
+        "customMetadata": metadata,
+        "chunking": chunking,
+    }
+    head = bytearray()
+    for piece in ctx.files.iter_bytes(stored):
+        head += piece[: fs.MAX_TEXT_BYTES - len(head)]
+        if len(head) >= fs.MAX_TEXT_BYTES:
+            break
+    doc_id = fs.derived_id(plan["displayName"])
+    response = {"@type": IMPORT_RESPONSE, "parent": store.name, "documentName": f"{store.name}/documents/{doc_id}"}
+    op = ctx.operations.create(namespace, "fileSearch", name=f"{store.name}/operations/{doc_id}", response=response)
+    _add(ctx, namespace, op.name, store.name, bytes(head), plan, stored.size, doc_id, op.ready_at, stored.name)
+    return {"name": op.name}
+
+
+class FileSearchView:
+    """The stores and their documents as the admin API lists and removes them (admin.api.Resources)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for store in self.ctx.file_search.all(namespace):
+            view = store.view()
+            out.append(
+                {
+                    "namespace": store.namespace,
+                    "name": store.name,
+                    "displayName": store.display_name,
+                    "sizeBytes": store.size,
+                    "documents": len(store.documents),
+                    "createTime": view["createTime"],
+                }
+            )
+            for doc in list(store.documents.values()):
+                out.append(
+                    {
+                        "namespace": store.namespace,
+                        "name": doc.name,
+                        "displayName": doc.display_name,
+                        "mimeType": doc.mime_type,
+                        "sizeBytes": doc.size,
+                        "state": doc.state,
+                        "chunks": len(doc.chunks),
+                    }
+                )
+        return out
+
+    def remove(self, namespace: str, name: str) -> bool:
+        try:
+            if "/documents/" in name:
+                self.ctx.file_search.delete_document(namespace, name, force=True)
+            else:
+                self.ctx.file_search.delete(namespace, name, force=True)
+        except errors.ApiError:
+            return False
+        return True
+
+    def reset(self, namespace: str | None = None) -> None:
+        self.ctx.file_search.reset(namespace)
