@@ -45,6 +45,10 @@ class GenerateRequest:
     # (width, height) of the pictures to draw when the wire knows it (an Imagen edit or upscale, Imagen's sizes);
     # None: the request's imageConfig decides.
     image_size: tuple[int, int] | None = None
+    # What a `fileSearch` tool retrieved for this request (the wire searched the caller's stores): each one a
+    # groundingChunk's `retrievedContext` as production prints it ({title?, text, fileSearchStore,
+    # customMetadata?}), best match first; empty when the request has no such tool or nothing matched.
+    retrieved: list[dict[str, Any]] = field(default_factory=list)
 
     def last_user_text(self) -> str:
         """Text of the last user turn (all its text parts joined), or ""."""

@@ -46,7 +46,7 @@ from gemini_emulator.wire.bodies import BodyReader
 from gemini_emulator.wire.draining import Drain
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.media import compute_tokens
-from gemini_emulator.wire.resources import cached, filedata
+from gemini_emulator.wire.resources import cached, filedata, searched
 from gemini_emulator.wire.sending import Body, Stream
 
 _MESSAGE_FOR = {
@@ -322,6 +322,7 @@ def _generate_request(
         contents = cache.contents + contents
         system, tools, tool_config = cache.system_instruction, cache.tools, cache.tool_config
         _add_cached(usage, cache)
+    retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace)  # fileSearch tools
     request = GenerateRequest(
         method=target.method,
         version=target.version,
@@ -342,6 +343,7 @@ def _generate_request(
         thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
         prompt_tokens=usage.prompt,
         output_modalities=outputs,
+        retrieved=retrieved,
     )
     return request, usage
 

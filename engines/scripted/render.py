@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from gemini_emulator.engines.scripted.entries import entry_images
-from gemini_emulator.engines.synth import media
+from gemini_emulator.engines.synth import builtin, media
 from gemini_emulator.engines.synth.calls import function_call_message, mint_call_id, mint_signature
 from gemini_emulator.engines.synth.prose import split_for_stream
 from gemini_emulator.protocol import errors
@@ -116,6 +116,11 @@ async def render(
         last.finish_reason = spec.get("finishReason", "STOP")
         last.finish_message = spec.get("finishMessage", last.finish_message)
         last.safety_ratings = spec.get("safetyRatings")
+    if request.retrieved and last.raw is None and last.block_reason is None and last.grounding is None:
+        # a fileSearch tool retrieved chunks: the scripted answer cites them as the zero-config one does
+        text = "".join(p["text"] for c in chunks for p in c.parts if isinstance(p.get("text"), str))
+        if text:
+            last.grounding = builtin.file_search_grounding(request, text)
     if "usage" in spec:
         for chunk in chunks:
             chunk.usage = spec["usage"]

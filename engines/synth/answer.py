@@ -146,7 +146,8 @@ def _candidate(
         if synth_tools.has_function_response(request):
             text = synth_tools.response_summary(request)
         else:
-            text = _attached(request) + compose(request.last_user_text(), seed)
+            preface = synth_builtin.file_search_preface(request) if request.retrieved else ""
+            text = preface + _attached(request) + compose(request.last_user_text(), seed)
     text = _stop(text, _config(request, "stopSequences"))
     finish = "STOP"
     if limit is not None:
@@ -186,6 +187,11 @@ def _builtin_tools(request: GenerateRequest, chunks: list[Chunk], text: str) -> 
         grounding |= synth_builtin.search_grounding(request, text)
     if "url" in tools:
         grounding |= synth_builtin.url_context(request) or {}
+    if "file" in tools and request.retrieved:
+        grounding |= synth_builtin.file_search_grounding(request, text)
+        tool_usage = synth_builtin.file_search_usage(request)
+        for chunk in chunks:
+            chunk.usage = dict(chunk.usage or {}) | tool_usage
     if grounding:
         chunks[-1].grounding = grounding
 
