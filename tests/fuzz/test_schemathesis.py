@@ -153,6 +153,8 @@ _SAMPLE = {
     "id": "abc",
     "operation": "abc",
     "file": "abc",
+    "store": "abc",
+    "document": "abc",
 }
 # Methods on a model the resource rooms serve (wire/resources/batches.py), beside the generate ones.
 _ROOM_METHODS = {"batchGenerateContent", "asyncBatchEmbedContent"}

@@ -1,6 +1,7 @@
-"""The Files and operations rooms in the OpenAPI document schemathesis fuzzes (emulator/wire/openapi.py adds
-`paths()` and `SCHEMAS`). An upload's body is any bytes (a raw upload stores whatever it is sent), so its request
-body has no schema to violate; the rest is parameters: ids, page sizes and tokens."""
+"""The Files, operations and file search stores rooms in the OpenAPI document schemathesis fuzzes
+(emulator/wire/openapi.py adds `paths()` and `SCHEMAS`). An upload's body is any bytes (a raw upload stores
+whatever it is sent), so its request body has no schema to violate; the rest is parameters (ids, page sizes and
+tokens, `force`) and the stores' small JSON bodies."""
 
 from __future__ import annotations
 
@@ -15,6 +16,14 @@ _OPERATION = {
     "required": True,
     "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"},
 }
+_STORE = {"name": "store", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"}}
+_DOCUMENT = {
+    "name": "document",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"},
+}
+_FORCE = {"name": "force", "in": "query", "schema": {"enum": ["true", "false", "True", "False"]}}
 _PAGE = [
     {"name": "pageSize", "in": "query", "schema": {"type": "string", "pattern": r"^(-?[0-9]{1,9})?$"}},
     {"name": "pageToken", "in": "query", "schema": {"type": "string"}},
@@ -57,6 +66,75 @@ SCHEMAS: dict[str, Any] = {
             "files": {"type": "array", "items": {"$ref": _REF + "File"}},
             "nextPageToken": {"type": "string"},
         },
+        "additionalProperties": False,
+    },
+    "FileSearchStore": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "pattern": "^fileSearchStores/"},
+            "displayName": {"type": "string"},
+            "createTime": {"type": "string"},
+            "updateTime": {"type": "string"},
+            "activeDocumentsCount": {"type": "string", "pattern": "^[0-9]+$"},
+            "pendingDocumentsCount": {"type": "string", "pattern": "^[0-9]+$"},
+            "failedDocumentsCount": {"type": "string", "pattern": "^[0-9]+$"},
+            "sizeBytes": {"type": "string", "pattern": "^[0-9]+$"},
+            "embeddingModel": {"type": "string"},
+        },
+        "required": ["name", "createTime", "updateTime"],
+        "additionalProperties": False,
+    },
+    "ListFileSearchStoresResponse": {
+        "type": "object",
+        "properties": {
+            "fileSearchStores": {"type": "array", "items": {"$ref": _REF + "FileSearchStore"}},
+            "nextPageToken": {"type": "string"},
+        },
+        "additionalProperties": False,
+    },
+    "Document": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "pattern": "^fileSearchStores/[^/]+/documents/"},
+            "displayName": {"type": "string"},
+            "customMetadata": {"type": "array", "items": {"type": "object"}},
+            "updateTime": {"type": "string"},
+            "createTime": {"type": "string"},
+            "state": {"enum": ["STATE_PENDING", "STATE_ACTIVE", "STATE_FAILED"]},
+            "sizeBytes": {"type": "string", "pattern": "^[0-9]+$"},
+            "mimeType": {"type": "string"},
+        },
+        "required": ["name", "createTime", "state", "sizeBytes", "mimeType"],
+        "additionalProperties": False,
+    },
+    "ListDocumentsResponse": {
+        "type": "object",
+        "properties": {
+            "documents": {"type": "array", "items": {"$ref": _REF + "Document"}},
+            "nextPageToken": {"type": "string"},
+        },
+        "additionalProperties": False,
+    },
+    "CreateFileSearchStoreBody": {
+        "type": "object",
+        "properties": {"displayName": {"type": "string", "maxLength": 512}, "embeddingModel": {"type": "string"}},
+        "additionalProperties": False,
+    },
+    "ImportFileBody": {
+        "type": "object",
+        "properties": {
+            "fileName": {"type": "string"},
+            "customMetadata": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"key": {"type": "string"}, "stringValue": {"type": "string"}},
+                    "required": ["key", "stringValue"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["fileName"],
         "additionalProperties": False,
     },
     "Operation": {
@@ -126,6 +204,7 @@ def paths(security: list[dict[str, list[str]]]) -> dict[str, Any]:
             "delete": _op("files.delete", security, [_VERSION, _FILE], _EMPTY),
         },
         "/{version}/files/{file}:download": {"get": download},
+        **_file_search_paths(security),
         "/{version}/operations": {
             "get": _op("operations.list", security, [_VERSION, *_PAGE], _ok("ListOperationsResponse"))
         },
@@ -135,5 +214,54 @@ def paths(security: list[dict[str, list[str]]]) -> dict[str, Any]:
         },
         "/{version}/operations/{operation}:cancel": {
             "post": _op("operations.cancel", security, [_VERSION, _OPERATION], _EMPTY)
+        },
+    }
+
+
+def _json_body(schema: str) -> dict[str, Any]:
+    return {"required": False, "content": {"application/json": {"schema": {"$ref": _REF + schema}}}}
+
+
+def _file_search_paths(security: list[dict[str, list[str]]]) -> dict[str, Any]:
+    """The file search stores room (wire/resources/file_search.py); its operations are the operations room's."""
+    create = _op("fileSearchStores.create", security, [_VERSION], _ok("FileSearchStore"))
+    create["requestBody"] = _json_body("CreateFileSearchStoreBody")
+    upload = _op(
+        "fileSearchStores.upload",
+        security,
+        [_VERSION, _STORE],
+        {
+            "description": "A finished upload's Operation, or a resumable upload's start (an empty text/plain body)",
+            "content": {
+                "application/json": {"schema": {"$ref": _REF + "Operation"}},
+                "text/plain": {"schema": {"type": "string", "maxLength": 0}},
+            },
+        },
+    )
+    upload["requestBody"] = {"required": False, "content": {"application/octet-stream": {"schema": {}}}}
+    metadata_only = _op("fileSearchStores.uploadMetadata", security, [_VERSION, _STORE], _ok("Operation"))
+    imported = _op("fileSearchStores.importFile", security, [_VERSION, _STORE], _ok("Operation"))
+    imported["requestBody"] = _json_body("ImportFileBody")
+    document = [_VERSION, _STORE, _DOCUMENT]
+    return {
+        "/{version}/fileSearchStores": {
+            "post": create,
+            "get": _op("fileSearchStores.list", security, [_VERSION, *_PAGE], _ok("ListFileSearchStoresResponse")),
+        },
+        "/{version}/fileSearchStores/{store}": {
+            "get": _op("fileSearchStores.get", security, [_VERSION, _STORE], _ok("FileSearchStore")),
+            "delete": _op("fileSearchStores.delete", security, [_VERSION, _STORE, _FORCE], _EMPTY),
+        },
+        "/upload/{version}/fileSearchStores/{store}:uploadToFileSearchStore": {"post": upload},
+        "/{version}/fileSearchStores/{store}:uploadToFileSearchStore": {"post": metadata_only},
+        "/{version}/fileSearchStores/{store}:importFile": {"post": imported},
+        "/{version}/fileSearchStores/{store}/documents": {
+            "get": _op(
+                "fileSearchStores.listDocuments", security, [_VERSION, _STORE, *_PAGE], _ok("ListDocumentsResponse")
+            )
+        },
+        "/{version}/fileSearchStores/{store}/documents/{document}": {
+            "get": _op("fileSearchStores.getDocument", security, document, _ok("Document")),
+            "delete": _op("fileSearchStores.deleteDocument", security, [*document, _FORCE], _EMPTY),
         },
     }
