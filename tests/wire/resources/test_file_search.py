@@ -105,6 +105,8 @@ def test_upload_poll_documents_and_force_delete(gemini: Gemini) -> None:
         "customMetadata": [{"key": "source_url", "string_value": "https://example.com/paris"}],
     }
     assert "Paris is the capital" not in str([r.body for r in sent])  # bytes are journaled as size and hash
+    assert sent[1].body["upload"]["bytes"] == len(PARIS)
+    assert sent[1].record["query"]["upload_id"] == "REDACTED"  # the session's only credential
 
 
 def test_import_a_files_api_file(gemini: Gemini) -> None:
