@@ -60,6 +60,9 @@ def order_part(part: dict[str, Any]) -> dict[str, Any]:
     """A part in production's key order (engines may build parts in any order)."""
     if len(part) == 1:
         return part
+    if "toolCall" in part or "toolResponse" in part:  # a server-side tool's parts: the signature leads (the
+        # raw stream of pydantic-ai's cassette test_google_model_file_search_grounding_gemini_3[True].yaml)
+        return {k: part[k] for k in _PART_TAIL if k in part} | {k: v for k, v in part.items() if k not in _PART_TAIL}
     head = {k: v for k, v in part.items() if k not in _PART_TAIL}
     call = head.get("functionCall")
     if isinstance(call, dict):

@@ -187,6 +187,8 @@ def _builtin_tools(request: GenerateRequest, chunks: list[Chunk], text: str) -> 
         grounding |= synth_builtin.search_grounding(request, text)
     if "url" in tools:
         grounding |= synth_builtin.url_context(request) or {}
+    if "file" in tools and (request.tool_config or {}).get("includeServerSideToolInvocations") is True:
+        chunks[:0] = _file_search_invocation(request, chunks[0])
     if "file" in tools and request.retrieved:
         grounding |= synth_builtin.file_search_grounding(request, text)
         tool_usage = synth_builtin.file_search_usage(request)
@@ -194,6 +196,21 @@ def _builtin_tools(request: GenerateRequest, chunks: list[Chunk], text: str) -> 
             chunk.usage = dict(chunk.usage or {}) | tool_usage
     if grounding:
         chunks[-1].grounding = grounding
+
+
+def _file_search_invocation(request: GenerateRequest, first: Chunk) -> list[Chunk]:
+    """The server-side file search the answer reports with `includeServerSideToolInvocations`: a `toolCall` part
+    then a `toolResponse` part (toolType FILE_SEARCH, one id; a thought signature first on Gemini 3), each a chunk
+    of its own when streamed (pydantic-ai cassettes test_google_model_file_search_grounding_gemini_3[*].yaml)."""
+    call_id = mint_call_id(f"{request.fingerprint}:fileSearch:{first.index}")
+    parts: list[dict[str, Any]] = []
+    for kind in ("toolCall", "toolResponse"):
+        part: dict[str, Any] = {}
+        if _gemini3(request) or request.thinking:
+            part["thoughtSignature"] = mint_signature(f"{request.fingerprint}:{kind}:{first.index}")
+        part[kind] = {"toolType": "FILE_SEARCH", "id": call_id}
+        parts.append(part)
+    return [Chunk(parts=[p], usage=first.usage, index=first.index) for p in parts]
 
 
 def _stop(text: str, stops: Any) -> str:

@@ -156,3 +156,72 @@ def test_async_generate_is_grounded(gemini: Gemini) -> None:
     context = response.candidates[0].grounding_metadata.grounding_chunks[0].retrieved_context
     assert context.file_search_store == store
     assert "Eiffel Tower" in response.text
+
+
+def test_server_side_invocations_as_the_gemini_3_capture_shows(gemini: Gemini) -> None:
+    """With includeServerSideToolInvocations the answer reports the search: a toolCall part then a toolResponse
+    part (FILE_SEARCH, one id, a thought signature first), then the text; the next turn sends them back (as
+    pydantic-ai does, in snake_case) and is answered (the cassette test_google_model_file_search_grounding_gemini_3
+    [False].yaml)."""
+    store = _store(gemini, (PARIS, {}))
+    url = f"{gemini.url}/v1beta/models/gemini-3-flash-preview:generateContent"
+    headers = {"x-goog-api-key": gemini.api_key}
+    body: dict[str, Any] = {
+        "contents": [{"role": "user", "parts": [{"text": "What is the capital of France?"}]}],
+        "generationConfig": {"responseModalities": ["TEXT"]},
+        "toolConfig": {"includeServerSideToolInvocations": True},
+        "tools": [{"fileSearch": {"file_search_store_names": [store]}}],
+    }
+    answer = httpx.post(url, json=body, headers=headers).json()
+    call, response, text = answer["candidates"][0]["content"]["parts"]
+    assert list(call) == ["thoughtSignature", "toolCall"] and list(call["toolCall"]) == ["toolType", "id"]
+    assert call["toolCall"]["toolType"] == "FILE_SEARCH" and len(call["toolCall"]["id"]) == 8
+    assert list(response) == ["thoughtSignature", "toolResponse"]
+    assert response["toolResponse"] == {"toolType": "FILE_SEARCH", "id": call["toolCall"]["id"]}
+    assert text["text"].startswith("Paris is the capital of France.")
+    echoed = [
+        {
+            "thoughtSignature": call["thoughtSignature"],
+            "toolCall": {"args": {}, "id": call["toolCall"]["id"], "tool_type": "FILE_SEARCH"},
+        },
+        {
+            "thoughtSignature": response["thoughtSignature"],
+            "toolResponse": {
+                "id": call["toolCall"]["id"],
+                "response": {"result": [{"text": PARIS}]},
+                "tool_type": "FILE_SEARCH",
+            },
+        },
+        text,
+    ]
+    body["contents"] += [
+        {"role": "model", "parts": echoed},
+        {"role": "user", "parts": [{"text": "What landmark is it known for?"}]},
+    ]
+    follow_up = httpx.post(url, json=body, headers=headers)
+    assert follow_up.status_code == 200, follow_up.text
+    assert "groundingMetadata" in follow_up.json()["candidates"][0]
+    sdk = gemini.client.models.generate_content(
+        model="gemini-3-flash-preview",
+        contents="What is the capital of France?",
+        config=types.GenerateContentConfig(
+            tools=[types.Tool(file_search=types.FileSearch(file_search_store_names=[store]))],
+            tool_config=types.ToolConfig(include_server_side_tool_invocations=True),
+        ),
+    )
+    parts = sdk.candidates[0].content.parts
+    assert parts[0].tool_call.tool_type == types.ToolType.FILE_SEARCH
+    assert parts[1].tool_response.id == parts[0].tool_call.id
+    streamed = list(
+        gemini.client.models.generate_content_stream(
+            model="gemini-3-flash-preview",
+            contents="What is the capital of France?",
+            config=types.GenerateContentConfig(
+                tools=[types.Tool(file_search=types.FileSearch(file_search_store_names=[store]))],
+                tool_config=types.ToolConfig(include_server_side_tool_invocations=True),
+            ),
+        )
+    )
+    assert streamed[0].candidates[0].content.parts[0].tool_call is not None  # each part an event of its own
+    assert streamed[1].candidates[0].content.parts[0].tool_response is not None
+    assert streamed[-1].candidates[0].grounding_metadata.grounding_chunks[0].retrieved_context.text == PARIS
