@@ -10,8 +10,9 @@ name, createTime = updateTime with 6 fractional digits, embeddingModel, no zero 
 answers 200, an empty text/plain body and `X-Goog-Upload-URL` on the same path with `?upload_id=...&upload_protocol
 =resumable`; its finalize answers `final` and the operation `{name: fileSearchStores/S/upload/operations/D,
 response: {@type ...UploadToFileSearchStoreResponse, parent, documentName, mimeType, sizeBytes}}` with no `done`
-(the operations room answers `done: true` once its schedule has run); a delete with `force=True` answers `{}`.
-An import's operation is `fileSearchStores/S/operations/ID`, done on the same schedule (best-known shapes).
+(the document is active at once, and a poll of the operation answers `done: true`); a delete with `force=True`
+answers `{}`. An import's operation is `fileSearchStores/S/operations/ID`, done (and its document active) on the
+operations' schedule, `--operation-delay-ms` (best-known shapes).
 
 The journal keeps an upload's metadata and, for its bytes, only their size and sha256 (as the Files room does).
 """
@@ -315,9 +316,10 @@ def _store_upload(ctx: Context, namespace: str, store_name: str, spool: Spool, p
         "mimeType": plan["mimeType"],
         "sizeBytes": str(size),
     }
-    op = ctx.operations.create(
-        namespace, "fileSearch", name=f"{store.name}/upload/operations/{doc_id}", response=response
-    )
+    # Indexed by the time the finalize answers (the cassettes generate from it at once, grounded): the document
+    # is active now and its operation done at the first poll, though the answer itself has no `done`.
+    op_name = f"{store.name}/upload/operations/{doc_id}"
+    op = ctx.operations.create(namespace, "fileSearch", name=op_name, response=response, delay_s=0.0)
     _add(ctx, namespace, op.name, store.name, data, plan, size, doc_id, op.ready_at, "")
     return {"name": op.name, "response": response}
 
