@@ -231,3 +231,43 @@ def test_bad_document_requests(gemini: Gemini) -> None:
         headers=headers | {"x-goog-upload-protocol": "resumable", "x-goog-upload-command": "start"},
     )
     assert start.status_code == 400 and "max_overlap_tokens" in start.json()["error"]["message"]
+
+
+@pytest.mark.gemini_settings(file_search_budget_bytes=100)
+def test_the_documents_byte_budget(gemini_fresh: Gemini) -> None:
+    client = gemini_fresh.client
+    store = client.file_search_stores.create(config={"display_name": "budget"})
+
+    def upload() -> Any:
+        return client.file_search_stores.upload_to_file_search_store(
+            file_search_store_name=store.name, file=io.BytesIO(PARIS), config={"mime_type": "text/plain"}
+        )
+
+    first = upload()
+    with pytest.raises(errors.ClientError) as full:
+        upload()
+    assert full.value.code == 429 and "--file-search-budget-bytes" in full.value.message
+    assert len(list(client.file_search_stores.documents.list(parent=store.name))) == 1
+    client.file_search_stores.documents.delete(name=first.response.document_name, config={"force": True})
+    upload()  # the deleted document's bytes were given back
+    ctx = gemini_fresh.server.context
+    assert ctx.file_search.used == len(PARIS) and ctx.files.used == 0  # the upload's spool went back too
+
+
+def test_a_large_document_keeps_its_size_and_only_its_first_mib_of_text(gemini: Gemini) -> None:
+    client = gemini.client
+    store = client.file_search_stores.create(config={"display_name": "large"})
+    data = b"zebras graze quietly. " * 50_000 + b"unicorns appear here. " * 100_000  # 1.1 MB, then 2.2 MB
+    op = client.file_search_stores.upload_to_file_search_store(
+        file_search_store_name=store.name, file=io.BytesIO(data), config={"mime_type": "text/plain"}
+    )
+    doc = client.file_search_stores.documents.get(name=op.response.document_name)
+    assert doc.size_bytes == len(data)
+    assert client.file_search_stores.get(name=store.name).size_bytes == len(data)
+    tool = types.GenerateContentConfig(
+        tools=[types.Tool(file_search=types.FileSearch(file_search_store_names=[store.name]))]
+    )
+    grazing = client.models.generate_content(model="gemini-2.5-flash", contents="Where do zebras graze?", config=tool)
+    assert grazing.candidates[0].grounding_metadata.grounding_chunks  # the text's first MiB is searched
+    past = client.models.generate_content(model="gemini-2.5-flash", contents="Do unicorns appear?", config=tool)
+    assert past.candidates[0].grounding_metadata is None  # past the first MiB: not kept
