@@ -230,7 +230,7 @@ def _plan(body: dict[str, Any], version: str, mime_hint: str) -> dict[str, Any]:
 
 
 async def _upload(ctx: Context, request: Incoming, target: Target, record: Record, namespace: str) -> Response:
-    protocol = files._protocol(request)
+    protocol = files.upload_protocol(request)
     if protocol == "resumable":
         command = request.headers.get("x-goog-upload-command", "").strip().lower()
         if command != "start":
@@ -247,13 +247,11 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
             raise errors.invalid_argument(f"Invalid X-Goog-Upload-Header-Content-Length: {declared_text[:40]}")
         declared = int(declared_text) if declared_text else None
         ctx.file_search.check_room(namespace, target.name, declared)
-        limit = min(declared if declared is not None else fs.MAX_DOCUMENT_BYTES, fs.MAX_DOCUMENT_BYTES)
         extra = {"store": target.name, "plan": plan, "version": target.version}
         session = ctx.files.start_upload(
-            namespace, plan["mimeType"], plan["displayName"], None, limit, "document", extra
+            namespace, plan["mimeType"], plan["displayName"], None, declared, "document", extra
         )
-        if declared is None:
-            session.declared_size = None
+        session.spool.limit = min(session.spool.limit, fs.MAX_DOCUMENT_BYTES)  # a document's bound, not a file's
         base = files.base_url(request, ctx.settings.tls)
         url = (
             f"{base}/upload/{target.version}/{target.name}:uploadToFileSearchStore"

@@ -427,6 +427,7 @@ class FilesView:
 
 # For the other upload rooms (wire/resources/file_search.py): the upload front end's answers and body readers.
 upload_answer = _answer
+upload_protocol = _protocol
 upload_error = _error
 read_multipart = _multipart
 receive_into = _receive_into

@@ -271,3 +271,19 @@ def test_a_large_document_keeps_its_size_and_only_its_first_mib_of_text(gemini: 
     assert grazing.candidates[0].grounding_metadata.grounding_chunks  # the text's first MiB is searched
     past = client.models.generate_content(model="gemini-2.5-flash", contents="Do unicorns appear?", config=tool)
     assert past.candidates[0].grounding_metadata is None  # past the first MiB: not kept
+
+
+def test_an_upload_past_100_mb_is_refused_at_its_start(gemini: Gemini) -> None:
+    store = gemini.client.file_search_stores.create(config={"display_name": "big"})
+    start = httpx.post(
+        f"{gemini.url}/upload/v1beta/{store.name}:uploadToFileSearchStore",
+        json={"mimeType": "text/plain"},
+        headers={
+            "x-goog-api-key": gemini.api_key,
+            "x-goog-upload-protocol": "resumable",
+            "x-goog-upload-command": "start",
+            "x-goog-upload-header-content-length": str(100 * 1000 * 1000 + 1),
+        },
+    )
+    assert start.status_code == 400, start.text
+    assert start.json()["error"]["message"] == "The document exceeds the maximum size of 100000000 bytes."
