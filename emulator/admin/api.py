@@ -200,6 +200,7 @@ class Admin:
             ("GET", "/resources"): self.list_resources,
             ("DELETE", "/resources"): self.remove_resource,
             ("PUT", "/files/state"): self.set_file_state,
+            ("PUT", "/fileSearchStores/state"): self.set_document_state,
             ("GET", "/journal"): self.read_journal,
             ("DELETE", "/journal"): self.clear_journal,
         }
@@ -415,27 +416,41 @@ class Admin:
     async def set_file_state(self, request: Request) -> Response:
         """Make one of the caller's files stay PROCESSING, go FAILED or be ACTIVE (`{"name": "files/ID", "state":
         ..., "error"?: {"code", "message"}}`); without a name, the caller's next upload gets that state."""
-        files = self.resources.get("files")
+        return await self._set_state(request, "files", FILE_STATES, FILE_STATE_BODY_TEXT)
+
+    async def set_document_state(self, request: Request) -> Response:
+        """Make one of the caller's file search documents stay STATE_PENDING (its operation held), go STATE_FAILED
+        (its operation failed with `error`) or be STATE_ACTIVE; without a name, the caller's next upload or import."""
+        return await self._set_state(request, "fileSearchStores", DOCUMENT_STATES, DOCUMENT_STATE_BODY_TEXT)
+
+    async def _set_state(self, request: Request, kind: str, states: tuple[str, ...], expected: str) -> Response:
+        """`PUT /{kind}/state`: `{"state", "name"?, "error"?: {"code", "message"}}` handed to the kind's
+        resource view (`set_state`)."""
+        view = self.resources.get(kind)
         raw = await self._body(request)
         try:
             body = orjson.loads(raw or b"null")
         except orjson.JSONDecodeError:
             body = None
-        allowed = {"name", "state", "error"}
-        if not isinstance(body, dict) or not body.keys() <= allowed or body.get("state") not in FILE_STATES:
-            raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
+        refused = errors.ApiError(400, f"{kind}/state: expected {expected}")
+        if (
+            not isinstance(body, dict)
+            or not body.keys() <= {"name", "state", "error"}
+            or body.get("state") not in states
+        ):
+            raise refused
         error = body.get("error")
         if "error" in body and not (
             isinstance(error, dict) and isinstance(error.get("message"), str) and isinstance(error.get("code", 0), int)
         ):
-            raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
+            raise refused
         name = body.get("name")
         if "name" in body and not isinstance(name, str):
-            raise errors.ApiError(400, f"files/state: expected {FILE_STATE_BODY_TEXT}")
-        if files is None or not hasattr(files, "set_state"):
-            raise errors.ApiError(400, "files/state: this server keeps no files", status="FAILED_PRECONDITION")
+            raise refused
+        if view is None or not hasattr(view, "set_state"):
+            raise errors.ApiError(400, f"{kind}/state: this server keeps no {kind}", status="FAILED_PRECONDITION")
         namespace = self._namespace(request)
-        if not files.set_state(namespace, name, body["state"], error):
+        if not view.set_state(namespace, name, body["state"], error):
             raise errors.ApiError(404, f"no {name} in namespace {namespace}")
         return _json({"namespace": namespace, "name": name, "state": body["state"]})
 
@@ -467,6 +482,11 @@ class Admin:
 FILE_STATES = ("PROCESSING", "ACTIVE", "FAILED")
 FILE_STATE_BODY_TEXT = (
     '{"state": "PROCESSING", "ACTIVE" or "FAILED", "name"?: "files/ID", "error"?: {"code", "message"}}'
+)
+DOCUMENT_STATES = ("STATE_PENDING", "STATE_ACTIVE", "STATE_FAILED")
+DOCUMENT_STATE_BODY_TEXT = (
+    '{"state": "STATE_PENDING", "STATE_ACTIVE" or "STATE_FAILED", "name"?: "fileSearchStores/S/documents/D", '
+    '"error"?: {"code", "message"}}'
 )
 STRICT_BODY_TEXT = '{"strict": true, false or null (follow the server)}'
 
@@ -535,6 +555,13 @@ OPENAPI: dict[str, Any] = {
                 schema="FileState",
             )
         },
+        f"{PREFIX}/fileSearchStores/state": {
+            "put": _op(
+                "Make one of the caller's file search documents stay STATE_PENDING, go STATE_FAILED or be"
+                " STATE_ACTIVE; without a name, the caller's next upload or import",
+                schema="DocumentState",
+            )
+        },
         f"{PREFIX}/journal": {
             "get": _op("A page of journal records; query: namespace, model, rpc, since, limit; `next` reads on"),
             "delete": _op("Clear the caller's journal records (all without a credential)"),
@@ -568,6 +595,23 @@ OPENAPI: dict[str, Any] = {
                 "properties": {
                     "name": {"type": "string", "description": "files/ID; absent: the caller's next upload"},
                     "state": {"enum": ["PROCESSING", "ACTIVE", "FAILED"]},
+                    "error": {
+                        "type": "object",
+                        "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
+                        "required": ["message"],
+                    },
+                },
+                "required": ["state"],
+                "additionalProperties": False,
+            },
+            "DocumentState": {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "fileSearchStores/S/documents/D; absent: the caller's next upload or import",
+                    },
+                    "state": {"enum": list(DOCUMENT_STATES)},
                     "error": {
                         "type": "object",
                         "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},

@@ -141,7 +141,9 @@ class Document:
     ready_at: float
     clock: Callable[[], float]
     source: str = ""  # the Files API file it was imported from ("" for an upload)
-    failed: bool = False
+    forced_state: str = ""  # "STATE_PENDING" (held) or "STATE_FAILED" (set through the admin API)
+    error: dict[str, Any] | None = None  # a failed document's google.rpc.Status
+    operation: str = ""  # the name of the operation that made it
 
     @property
     def id(self) -> str:
@@ -149,8 +151,8 @@ class Document:
 
     @property
     def state(self) -> str:
-        if self.failed:
-            return "STATE_FAILED"
+        if self.forced_state:
+            return self.forced_state
         return "STATE_ACTIVE" if self.clock() >= self.ready_at else "STATE_PENDING"
 
     def view(self) -> dict[str, Any]:
@@ -258,6 +260,7 @@ class FileSearchStores:
         self.wall_ns = wall_ns
         self.used = 0
         self._spaces: dict[str, OrderedDict[str, FileSearchStore]] = {}
+        self._next: dict[str, tuple[str, dict[str, Any] | None]] = {}
         self._lock = threading.RLock()
 
     # --- stores ------------------------------------------------------------------------------------
@@ -312,6 +315,7 @@ class FileSearchStores:
         with self._lock:
             names = [namespace] if namespace is not None else list(self._spaces)
             for name in names:
+                self._next.pop(name, None)
                 for store in self._spaces.pop(name, OrderedDict()).values():
                     self.used -= store.size
 
@@ -343,6 +347,8 @@ class FileSearchStores:
         ready_at: float | None = None,
         document_id: str | None = None,
         source: str = "",
+        forced: tuple[str, dict[str, Any] | None] | None = None,
+        operation: str = "",
     ) -> Document:
         """A new document of `data` (the first bytes of it, when `size` says it was longer); StoreFull past the
         budget."""
@@ -370,11 +376,27 @@ class FileSearchStores:
                 ready_at=self.clock() if ready_at is None else ready_at,
                 clock=self.clock,
                 source=source,
+                operation=operation,
             )
+            if forced is not None:
+                doc.forced_state, doc.error = forced
             store.documents[name] = doc
             store.updated_ns = now
             self.used += size
         return doc
+
+    def next_state(self, namespace: str, state: str, error: dict[str, Any] | None = None) -> None:
+        """The namespace's next document gets `state` (STATE_PENDING or STATE_FAILED; STATE_ACTIVE clears it)."""
+        with self._lock:
+            if state == "STATE_ACTIVE":
+                self._next.pop(namespace, None)
+            else:
+                self._next[namespace] = (state, error if state == "STATE_FAILED" else None)
+
+    def take_next(self, namespace: str) -> tuple[str, dict[str, Any] | None] | None:
+        """The state set for the namespace's next document (consumed), or None."""
+        with self._lock:
+            return self._next.pop(namespace, None)
 
     def document(self, namespace: str, name: str) -> Document:
         """One of the caller's documents by its whole name; production's errors for another's store or a

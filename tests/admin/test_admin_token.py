@@ -33,6 +33,7 @@ BODIES = {
     "/script": [{"text": "x"}],
     "/strict": {"strict": True},
     "/files/state": {"state": "PROCESSING"},
+    "/fileSearchStores/state": {"state": "STATE_PENDING"},
     "/batches": {"state": "SUCCEEDED"},
 }
 

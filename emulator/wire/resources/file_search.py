@@ -28,6 +28,7 @@ from gemini_emulator.protocol import errors, framing, printers
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores import file_search as fs
 from gemini_emulator.stores.files import Spool, UploadSession
+from gemini_emulator.stores.operations import Operation
 from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, json_response
 from gemini_emulator.wire.incoming import Incoming
@@ -317,9 +318,31 @@ def _store_upload(ctx: Context, namespace: str, store_name: str, spool: Spool, p
     # Indexed by the time the finalize answers (the cassettes generate from it at once, grounded): the document
     # is active now and its operation done at the first poll, though the answer itself has no `done`.
     op_name = f"{store.name}/upload/operations/{doc_id}"
-    op = ctx.operations.create(namespace, "fileSearch", name=op_name, response=response, delay_s=0.0)
-    _add(ctx, namespace, op.name, store.name, data, plan, size, doc_id, op.ready_at, "")
+    forced = ctx.file_search.take_next(namespace)
+    op = _operation(ctx, namespace, op_name, response, 0.0, forced)
+    _add(ctx, namespace, op.name, store.name, data, plan, size, doc_id, op.ready_at, "", forced)
     return {"name": op.name, "response": response}
+
+
+FAILED_STATUS = {"code": 3, "message": "Document processing failed."}  # best-known wording
+
+
+def _operation(
+    ctx: Context,
+    namespace: str,
+    name: str,
+    response: dict[str, Any],
+    delay_s: float | None,
+    forced: tuple[str, dict[str, Any] | None] | None,
+) -> Operation:
+    """A document's operation: done with `response` on its schedule; held while the document is scripted to stay
+    STATE_PENDING, failed with the scripted error when it is to be STATE_FAILED."""
+    state, error = forced or ("", None)
+    if state == "STATE_FAILED":
+        return ctx.operations.create(namespace, "fileSearch", name=name, error=error or FAILED_STATUS, delay_s=delay_s)
+    return ctx.operations.create(
+        namespace, "fileSearch", name=name, response=response, delay_s=delay_s, hold=state == "STATE_PENDING"
+    )
 
 
 def _add(
@@ -333,8 +356,11 @@ def _add(
     doc_id: str,
     ready_at: float,
     source: str,
+    forced: tuple[str, dict[str, Any] | None] | None = None,
 ) -> None:
     words, overlap = plan["chunking"]
+    if forced is not None and forced[0] == "STATE_FAILED":
+        forced = ("STATE_FAILED", forced[1] or FAILED_STATUS)
     try:
         ctx.file_search.add_document(
             namespace,
@@ -349,6 +375,8 @@ def _add(
             ready_at=ready_at,
             document_id=doc_id,
             source=source,
+            forced=forced,
+            operation=op_name,
         )
     except BaseException as failure:
         ctx.operations.remove(namespace, op_name)
@@ -393,8 +421,9 @@ def _import(ctx: Context, target: Target, body: dict[str, Any], namespace: str) 
             break
     doc_id = fs.derived_id(plan["displayName"])
     response = {"@type": IMPORT_RESPONSE, "parent": store.name, "documentName": f"{store.name}/documents/{doc_id}"}
-    op = ctx.operations.create(namespace, "fileSearch", name=f"{store.name}/operations/{doc_id}", response=response)
-    _add(ctx, namespace, op.name, store.name, bytes(head), plan, stored.size, doc_id, op.ready_at, stored.name)
+    forced = ctx.file_search.take_next(namespace)
+    op = _operation(ctx, namespace, f"{store.name}/operations/{doc_id}", response, None, forced)
+    _add(ctx, namespace, op.name, store.name, bytes(head), plan, stored.size, doc_id, op.ready_at, stored.name, forced)
     return {"name": op.name}
 
 
@@ -444,3 +473,30 @@ class FileSearchView:
 
     def reset(self, namespace: str | None = None) -> None:
         self.ctx.file_search.reset(namespace)
+
+    def set_state(self, namespace: str, name: str | None, state: str, error: dict[str, Any] | None) -> bool:
+        """The admin API's `PUT /__emulator/fileSearchStores/state`: one document's state (its operation held,
+        failed or released with it), or (no name) the next upload's or import's."""
+        status = {"code": int(error.get("code", 3)), "message": error["message"]} if error else None
+        stores = self.ctx.file_search
+        if name is None:
+            stores.next_state(namespace, state, status)
+            return True
+        try:
+            doc = stores.document(namespace, name)
+        except errors.ApiError:
+            return False
+        op = self.ctx.operations.get(namespace, doc.operation)
+        if state == "STATE_ACTIVE":
+            doc.forced_state, doc.error, doc.ready_at = "", None, min(doc.ready_at, stores.clock())
+            if op is not None:
+                self.ctx.operations.release(op)
+        elif state == "STATE_FAILED":
+            doc.forced_state, doc.error = state, status or FAILED_STATUS
+            if op is not None:
+                self.ctx.operations.complete(op, error=doc.error, at=0.0)
+        else:
+            doc.forced_state = state
+            if op is not None and not op.done():
+                op.held = True
+        return True

@@ -287,3 +287,40 @@ def test_an_upload_past_100_mb_is_refused_at_its_start(gemini: Gemini) -> None:
     )
     assert start.status_code == 400, start.text
     assert start.json()["error"]["message"] == "The document exceeds the maximum size of 100000000 bytes."
+
+
+@pytest.mark.gemini_settings(operation_delay_ms=0)
+def test_scripted_document_states(gemini_fresh: Gemini) -> None:
+    """`PUT /__emulator/fileSearchStores/state`: the next upload's document fails (its operation done with the
+    error), the next import's stays STATE_PENDING (its operation held) until the document is set STATE_ACTIVE."""
+    gemini = gemini_fresh  # operations done at once: only the hold keeps one running
+    client = gemini.client
+    admin = gemini.admin._http
+    store = client.file_search_stores.create(config={"display_name": "states"})
+    failed = {"state": "STATE_FAILED", "error": {"code": 3, "message": "Unsupported document."}}
+    assert admin.put("/fileSearchStores/state", json=failed).status_code == 200
+    op = client.file_search_stores.upload_to_file_search_store(
+        file_search_store_name=store.name, file=io.BytesIO(PARIS), config={"mime_type": "text/plain"}
+    )
+    done = _poll(client, op)
+    assert done.error == {"code": 3, "message": "Unsupported document."}
+    doc = client.file_search_stores.documents.get(name=op.response.document_name)
+    assert doc.state == types.DocumentState.STATE_FAILED
+    assert client.file_search_stores.get(name=store.name).failed_documents_count == 1
+
+    assert admin.put("/fileSearchStores/state", json={"state": "STATE_PENDING"}).status_code == 200
+    file = client.files.upload(file=io.BytesIO(PARIS), config={"mime_type": "text/plain"})
+    held = client.file_search_stores.import_file(file_search_store_name=store.name, file_name=file.name)
+    held = client.operations.get(held)
+    assert not held.done
+    pending = next(d for d in client.file_search_stores.documents.list(parent=store.name) if d.name != doc.name)
+    assert pending.state == types.DocumentState.STATE_PENDING
+    released = admin.put("/fileSearchStores/state", json={"name": pending.name, "state": "STATE_ACTIVE"})
+    assert released.status_code == 200, released.text
+    assert _poll(client, held).response.document_name == pending.name
+    assert client.file_search_stores.documents.get(name=pending.name).state == types.DocumentState.STATE_ACTIVE
+    assert admin.put("/fileSearchStores/state", json={"state": "DONE"}).status_code == 400
+    missing = admin.put(
+        "/fileSearchStores/state", json={"name": f"{store.name}/documents/nosuch", "state": "STATE_ACTIVE"}
+    )
+    assert missing.status_code == 404
