@@ -16,8 +16,9 @@ only active documents are searched.
 Retrieval is deterministic and bounded: a document's text (at most MAX_TEXT_BYTES of it: text types decoded as
 UTF-8, others reduced to their runs of printable characters) is cut into chunks of about `maxTokensPerChunk`
 words (its chunkingConfig; default 200) overlapping by `maxOverlapTokens`; a query's distinct words (at most
-MAX_QUERY_WORDS, short and common words left out) are matched against each chunk's word set, best overlap
-first, ties in upload order, at most MAX_SCANNED_CHUNKS chunks looked at per search.
+MAX_QUERY_WORDS, short and common words left out) are looked up in each document's inverted index (word to the
+bit set of its chunks, built once at upload), so a search's work grows with the chunks that match, not with the
+store; best overlap first, ties in upload order.
 
 Bounds: MAX_STORES_PER_NAMESPACE stores, MAX_DOCUMENTS_PER_STORE documents, production's 100 MB per document,
 and `budget_bytes` of documents (their sizeBytes) over every namespace: past it an upload is refused (StoreFull).
@@ -27,7 +28,9 @@ A namespace sees only its own stores.
 from __future__ import annotations
 
 import builtins
+import heapq
 import re
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -47,7 +50,6 @@ MAX_TEXT_BYTES = 1 << 20  # of a document's bytes, what is read for its text
 MAX_CUSTOM_METADATA = 20  # production: at most 20 CustomMetadata per document
 MAX_DISPLAY_NAME = 512
 MAX_QUERY_WORDS = 64
-MAX_SCANNED_CHUNKS = 50_000
 MAX_TOP_K = 20
 DEFAULT_TOP_K = 5
 DEFAULT_CHUNK_WORDS = 200
@@ -121,10 +123,15 @@ class StoreFull(Exception):
     """The documents' byte budget is spent."""
 
 
-@dataclass
-class Chunk:
-    text: str
-    words: frozenset[str]
+def index_chunks(chunks: builtins.list[str]) -> dict[str, int]:
+    """An inverted index of a document's chunks: each word (interned) to the bit set of the chunks holding it."""
+    index: dict[str, int] = {}
+    for i, chunk in enumerate(chunks):
+        bit = 1 << i
+        for word in set(words(chunk)):
+            word = sys.intern(word)
+            index[word] = index.get(word, 0) | bit
+    return index
 
 
 @dataclass
@@ -136,7 +143,8 @@ class Document:
     mime_type: str
     size: int
     custom_metadata: list[dict[str, Any]]
-    chunks: list[Chunk]
+    chunks: list[str]
+    index: dict[str, int]  # word -> bit set of the chunks holding it (index_chunks)
     created_ns: int
     ready_at: float
     clock: Callable[[], float]
@@ -353,9 +361,8 @@ class FileSearchStores:
         """A new document of `data` (the first bytes of it, when `size` says it was longer); StoreFull past the
         budget."""
         size = len(data) if size is None else size
-        chunks = [
-            Chunk(t, frozenset(words(t))) for t in chunk_text(extract_text(data, mime_type), chunk_words, overlap_words)
-        ]
+        chunks = chunk_text(extract_text(data, mime_type), chunk_words, overlap_words)
+        index = index_chunks(chunks)
         now = self.wall_ns()
         with self._lock:
             store = self.check_room(namespace, store_name, size)
@@ -372,6 +379,7 @@ class FileSearchStores:
                 size=size,
                 custom_metadata=list(custom_metadata or []),
                 chunks=chunks,
+                index=index,
                 created_ns=now,
                 ready_at=self.clock() if ready_at is None else ready_at,
                 clock=self.clock,
@@ -443,25 +451,27 @@ class FileSearchStores:
         wanted = set(query_words(query))
         if not wanted:
             return []
-        found: list[tuple[int, int, Hit]] = []
-        scanned = 0
+        found: list[tuple[int, int, str, Document, int]] = []
         with self._lock:
-            stores = [s for n in store_names if (s := self.get(namespace, n)) is not None]
-            docs = [(s.name, d) for s in stores for d in s.documents.values()]
+            stores = [st for n in store_names if (st := self.get(namespace, n)) is not None]
+            docs = [(st.name, d) for st in stores for d in st.documents.values()]
         order = 0
         for store_name, doc in docs:
             if doc.state != "STATE_ACTIVE" or (accept is not None and not accept(doc)):
                 continue
-            for chunk in doc.chunks:
-                scanned += 1
-                if scanned > MAX_SCANNED_CHUNKS:
-                    break
-                score = len(wanted & chunk.words)
-                if score:
-                    found.append((-score, order, Hit(store_name, doc, chunk.text, score)))
-                order += 1
-        found.sort(key=lambda item: (item[0], item[1]))
-        return [hit for _, _, hit in found[: max(1, min(top_k, MAX_TOP_K))]]
+            scores: dict[int, int] = {}
+            for word in wanted:  # the postings of the query's words only: work grows with the matches
+                mask = doc.index.get(word, 0)
+                while mask:
+                    low = mask & -mask
+                    at = low.bit_length() - 1
+                    scores[at] = scores.get(at, 0) + 1
+                    mask ^= low
+            for at, score in scores.items():
+                found.append((-score, order + at, store_name, doc, at))
+            order += len(doc.chunks)
+        best = heapq.nsmallest(max(1, min(top_k, MAX_TOP_K)), found, key=lambda item: (item[0], item[1]))
+        return [Hit(store, doc, doc.chunks[at], -score) for score, _, store, doc, at in best]
 
 
 def _page(items: builtins.list[Any], page_size: int, page_token: str) -> tuple[builtins.list[Any], str]:
