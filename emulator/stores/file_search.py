@@ -123,6 +123,16 @@ class StoreFull(Exception):
     """The documents' byte budget is spent."""
 
 
+Prepared = tuple[builtins.list[str], dict[str, int]]  # a document's chunks and their index
+
+
+def prepare(data: bytes, mime_type: str, chunk_words: int = DEFAULT_CHUNK_WORDS, overlap_words: int = 0) -> Prepared:
+    """A document's chunks and inverted index from its bytes: the costly part of adding one (~45 ms per 240 KB),
+    which the wire runs off the event loop."""
+    chunks = chunk_text(extract_text(data, mime_type), chunk_words, overlap_words)
+    return chunks, index_chunks(chunks)
+
+
 def index_chunks(chunks: builtins.list[str]) -> dict[str, int]:
     """An inverted index of a document's chunks: each word (interned) to the bit set of the chunks holding it."""
     index: dict[str, int] = {}
@@ -357,12 +367,12 @@ class FileSearchStores:
         source: str = "",
         forced: tuple[str, dict[str, Any] | None] | None = None,
         operation: str = "",
+        prepared: Prepared | None = None,
     ) -> Document:
-        """A new document of `data` (the first bytes of it, when `size` says it was longer); StoreFull past the
-        budget."""
+        """A new document of `data` (the first bytes of it, when `size` says it was longer; `prepared`: its
+        chunks and index, made beforehand); StoreFull past the budget."""
         size = len(data) if size is None else size
-        chunks = chunk_text(extract_text(data, mime_type), chunk_words, overlap_words)
-        index = index_chunks(chunks)
+        chunks, index = prepared if prepared is not None else prepare(data, mime_type, chunk_words, overlap_words)
         now = self.wall_ns()
         with self._lock:
             store = self.check_room(namespace, store_name, size)

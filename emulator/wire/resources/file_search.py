@@ -19,6 +19,7 @@ The journal keeps an upload's metadata and, for its bytes, only their size and s
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.responses import Response
@@ -157,7 +158,7 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
             f"Media upload requests are sent to POST /upload/{target.version}/{target.name}:uploadToFileSearchStore."
         )
     if verb == "importFile":
-        return json_response(_import(ctx, target, await _json(ctx, request, record), namespace))
+        return json_response(await _import(ctx, target, await _json(ctx, request, record), namespace))
     if verb == "listDocuments":
         size = page_size(request.query, PAGE_DEFAULT, PAGE_MAX)
         docs, following = stores.documents(namespace, target.name, size, request.query.get("pageToken", ""))
@@ -288,25 +289,29 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
     except BaseException:
         spool.discard()
         raise
-    answer = _store_upload(ctx, namespace, target.name, spool, plan)
+    answer = await _store_upload(ctx, namespace, target.name, spool, plan)
     return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, {})
 
 
-def _finish_upload(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
+async def _finish_upload(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
     """A finalized resumable upload: the document and its operation (the answer carries the operation)."""
     extra = session.extra
     try:
-        answer = _store_upload(ctx, session.namespace, extra["store"], session.spool, extra["plan"])
+        answer = await _store_upload(ctx, session.namespace, extra["store"], session.spool, extra["plan"])
     except errors.ApiError as refused:
         return files.upload_error(refused, headers)
     return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, headers)
 
 
-def _store_upload(ctx: Context, namespace: str, store_name: str, spool: Spool, plan: dict[str, Any]) -> dict[str, Any]:
+async def _store_upload(
+    ctx: Context, namespace: str, store_name: str, spool: Spool, plan: dict[str, Any]
+) -> dict[str, Any]:
     """The uploaded bytes as a document of the store, its operation made; the upload's first answer."""
     size = spool.size
     data = ctx.files.drain(spool, fs.MAX_TEXT_BYTES)  # only the text is kept; the bytes go back to the budget
-    store = ctx.file_search.check_room(namespace, store_name, size)
+    ctx.file_search.check_room(namespace, store_name, size)
+    prepared = await asyncio.to_thread(fs.prepare, data, plan["mimeType"], *plan["chunking"])  # off the loop
+    store = ctx.file_search.check_room(namespace, store_name, size)  # still there, still with room
     doc_id = fs.derived_id(plan["displayName"])
     response = {
         "@type": UPLOAD_RESPONSE,
@@ -320,7 +325,7 @@ def _store_upload(ctx: Context, namespace: str, store_name: str, spool: Spool, p
     op_name = f"{store.name}/upload/operations/{doc_id}"
     forced = ctx.file_search.take_next(namespace)
     op = _operation(ctx, namespace, op_name, response, 0.0, forced)
-    _add(ctx, namespace, op.name, store.name, data, plan, size, doc_id, op.ready_at, "", forced)
+    _add(ctx, namespace, op.name, store.name, plan, size, doc_id, op.ready_at, "", forced, prepared)
     return {"name": op.name, "response": response}
 
 
@@ -350,13 +355,13 @@ def _add(
     namespace: str,
     op_name: str,
     store_name: str,
-    data: bytes,
     plan: dict[str, Any],
     size: int,
     doc_id: str,
     ready_at: float,
     source: str,
-    forced: tuple[str, dict[str, Any] | None] | None = None,
+    forced: tuple[str, dict[str, Any] | None] | None,
+    prepared: fs.Prepared,
 ) -> None:
     words, overlap = plan["chunking"]
     if forced is not None and forced[0] == "STATE_FAILED":
@@ -365,7 +370,7 @@ def _add(
         ctx.file_search.add_document(
             namespace,
             store_name,
-            data,
+            b"",
             plan["mimeType"],
             size=size,
             display_name=plan["displayName"],
@@ -377,6 +382,7 @@ def _add(
             source=source,
             forced=forced,
             operation=op_name,
+            prepared=prepared,
         )
     except BaseException as failure:
         ctx.operations.remove(namespace, op_name)
@@ -393,7 +399,7 @@ def _store_full(limit: int) -> errors.ApiError:
     )
 
 
-def _import(ctx: Context, target: Target, body: dict[str, Any], namespace: str) -> dict[str, Any]:
+async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace: str) -> dict[str, Any]:
     """importFile: a Files API file as a new document of the store; its operation's first answer."""
     body = _checked(body, "ImportFileRequest", target.version)
     store = ctx.file_search.require(namespace, target.name)
@@ -419,11 +425,13 @@ def _import(ctx: Context, target: Target, body: dict[str, Any], namespace: str) 
         head += piece[: fs.MAX_TEXT_BYTES - len(head)]
         if len(head) >= fs.MAX_TEXT_BYTES:
             break
+    prepared = await asyncio.to_thread(fs.prepare, bytes(head), plan["mimeType"], *plan["chunking"])
+    store = ctx.file_search.check_room(namespace, store.name, stored.size)  # still there, still with room
     doc_id = fs.derived_id(plan["displayName"])
     response = {"@type": IMPORT_RESPONSE, "parent": store.name, "documentName": f"{store.name}/documents/{doc_id}"}
     forced = ctx.file_search.take_next(namespace)
     op = _operation(ctx, namespace, f"{store.name}/operations/{doc_id}", response, None, forced)
-    _add(ctx, namespace, op.name, store.name, bytes(head), plan, stored.size, doc_id, op.ready_at, stored.name, forced)
+    _add(ctx, namespace, op.name, store.name, plan, stored.size, doc_id, op.ready_at, stored.name, forced, prepared)
     return {"name": op.name}
 
 

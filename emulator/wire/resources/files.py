@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -319,7 +319,7 @@ def _multipart(content_type: str, raw: bytes) -> tuple[Any, bytes, str]:
 
 
 # What a finished resumable upload becomes: (ctx, session, the finishing request, answer headers) -> the answer.
-Finisher = Callable[[Context, UploadSession, Incoming, dict[str, str]], Response]
+Finisher = Callable[[Context, UploadSession, Incoming, dict[str, str]], Awaitable[Response]]
 
 
 async def _continue(ctx: Context, request: Incoming, target: Target, record: Record, upload_id: str) -> Response:
@@ -375,10 +375,10 @@ async def continue_upload(
         )
         return _error(error, ids | {"x-goog-upload-status": "final"})
     record.body = {"upload": {"bytes": spool.size, "sha256": spool.digest.hexdigest()}}
-    return finish(ctx, session, request, ids | {"x-goog-upload-status": "final"})
+    return await finish(ctx, session, request, ids | {"x-goog-upload-status": "final"})
 
 
-def _finish_file(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
+async def _finish_file(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
     spool = session.spool
     if session.name is not None and ctx.files.exists(session.namespace, session.name):
         spool.discard()
