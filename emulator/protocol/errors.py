@@ -118,6 +118,17 @@ def vertex_credentials_missing(version: str, rpc: str) -> ApiError:
     )
 
 
+def oauth_token_missing(method: str, service: str = "generativelanguage.googleapis.com") -> ApiError:
+    """A method that needs an OAuth access token called with an API key alone (files:register reads Cloud
+    Storage as the caller). Best-known: the wording and details of Vertex's missing-credential 401."""
+    return ApiError(
+        401,
+        _VERTEX_MISSING_DETAIL,
+        details=[error_info("CREDENTIALS_MISSING", "googleapis.com", {"method": method, "service": service})],
+        headers={"www-authenticate": 'Bearer realm="https://accounts.google.com/"'},
+    )
+
+
 # --- models [wire-facts §9] ----------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locatio
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
+                POST /{ver}/files (metadata-only create), POST /{ver}/files:register (Cloud Storage objects)
                 POST|GET /{ver}/fileSearchStores, GET|DELETE .../fileSearchStores/{id}, POST [/upload]/{ver}/
                 fileSearchStores/{id}:uploadToFileSearchStore, POST ...:importFile, GET .../{id}/documents[/{doc}],
                 DELETE .../documents/{doc}
@@ -268,6 +269,8 @@ _ROOM_RULES: list[tuple[frozenset[str], re.Pattern[str], str]] = [
     ),
     (frozenset({"POST"}), re.compile(rf"^/upload/(?P<version>{_DEV_VERSIONS})/files/?$"), "files.upload"),
     (frozenset({"GET", "HEAD"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/files/?$"), "files.list"),
+    (frozenset({"POST"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/files/?$"), "files.create"),
+    (frozenset({"POST"}), re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/files:register$"), "files.register"),
     (
         frozenset({"GET", "HEAD"}),
         re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>files/{_SEG}):download$"),

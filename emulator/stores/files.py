@@ -142,6 +142,8 @@ class StoredFile:
     forced_state: str = ""  # "PROCESSING" (held) or "FAILED" (set by a script or the admin API)
     error: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # a producer's own notes (never printed)
+    bytes_known: bool = True  # False: a metadata-only or registered file, whose size and hash are not printed
+    gcs_uri: str = ""  # a registered file's Cloud Storage object (files:register)
 
     @property
     def id(self) -> str:
@@ -161,20 +163,19 @@ class StoredFile:
         """The File as production prints it (field order of the File message; a capture of google-genai's upload
         answer): name, displayName (when set), mimeType, sizeBytes (int64 as a string), createTime, updateTime,
         expirationTime, sha256Hash (base64 of the hex digest, as production spells it), uri, downloadUri (generated
-        files), state, source, error (FAILED)."""
+        files), state, source, error (FAILED). A file whose bytes the emulator never saw (metadata-only, registered)
+        prints neither sizeBytes nor sha256Hash (proto3 JSON leaves unset fields out)."""
         body: dict[str, Any] = {"name": self.name}
         if self.display_name:
             body["displayName"] = self.display_name
         created = stamp(self.created_ns)
-        body |= {
-            "mimeType": self.mime_type,
-            "sizeBytes": str(self.size),
-            "createTime": created,
-            "updateTime": created,
-            "expirationTime": stamp(self.expires_ns, 9),
-            "sha256Hash": base64.b64encode(self.sha256_hex.encode()).decode(),
-            "uri": f"{base_url}/v1beta/{self.name}",
-        }
+        body["mimeType"] = self.mime_type
+        if self.bytes_known:
+            body["sizeBytes"] = str(self.size)
+        body |= {"createTime": created, "updateTime": created, "expirationTime": stamp(self.expires_ns, 9)}
+        if self.bytes_known:
+            body["sha256Hash"] = base64.b64encode(self.sha256_hex.encode()).decode()
+        body["uri"] = f"{base_url}/v1beta/{self.name}"
         if self.source == "GENERATED":
             body["downloadUri"] = f"{base_url}/v1beta/{self.name}:download?alt=media"
         state = self.state
@@ -419,6 +420,22 @@ class FileStore:
             spool.discard()
             raise
         return self.store(namespace, spool, mime_type, display_name, source=source)
+
+    def record(
+        self,
+        namespace: str,
+        mime_type: str,
+        display_name: str = "",
+        name: str | None = None,
+        source: str = "UPLOADED",
+        gcs_uri: str = "",
+    ) -> StoredFile:
+        """A file without bytes: a metadata-only create (`POST /{v}/files`) or a registered Cloud Storage object
+        (`files:register`, `gcs_uri`): no size or hash is printed, and its bytes read as empty."""
+        stored = self.store(namespace, self.spool(), mime_type, display_name, name, source)
+        stored.bytes_known = False
+        stored.gcs_uri = gcs_uri
+        return stored
 
     def _live(self, namespace: str) -> OrderedDict[str, StoredFile]:
         """The namespace's files, the expired ones forgotten (the caller holds the lock)."""

@@ -33,7 +33,8 @@ _RPC = {
 }
 
 
-def _bearer(headers: Mapping[str, str]) -> str:
+def bearer(headers: Mapping[str, str]) -> str:
+    """The request's OAuth bearer token ("" without one)."""
     value = headers.get("authorization", "")
     scheme, _, token = value.partition(" ")
     return token.strip() if scheme.lower() == "bearer" else ""
@@ -45,7 +46,7 @@ def api_key(headers: Mapping[str, str], query: Mapping[str, str]) -> str:
 
 def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str, str], required_key: str | None) -> str:
     """The caller's namespace (its key or token), or the error production answers with."""
-    token = _bearer(headers)
+    token = bearer(headers)
     key = "" if target.uses_oauth else api_key(headers, query)
     if not key and not token:
         if target.backend == "vertex" and target.family != "firebase-vertex":
@@ -86,4 +87,4 @@ def _digest(credential: str) -> str:
 
 def caller_namespace(headers: Mapping[str, str], query: Mapping[str, str], admin_token: str | None = None) -> str:
     """Namespace named by a request's own headers, as the API names it: the bearer token before the API key."""
-    return namespace_of(headers, _bearer(headers) or api_key(headers, query), admin_token)
+    return namespace_of(headers, bearer(headers) or api_key(headers, query), admin_token)

@@ -21,6 +21,7 @@ The journal keeps an upload's metadata and, for its bytes, only their size and s
 from __future__ import annotations
 
 import asyncio
+import mimetypes
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -41,8 +42,8 @@ from gemini_emulator.stores.files import (
     StoredFile,
     UploadSession,
 )
-from gemini_emulator.wire import validate
-from gemini_emulator.wire.handlers import Context, json_response
+from gemini_emulator.wire import auth, validate
+from gemini_emulator.wire.handlers import Context, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources.common import caller, page_size
 from gemini_emulator.wire.resources.filedata import no_permission
@@ -83,6 +84,10 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
     namespace = caller(ctx, request, target, record)
     if verb == "upload":
         return await _upload(ctx, request, target, record, namespace)
+    if verb == "create":
+        return await _create(ctx, request, record, namespace)
+    if verb == "register":
+        return await _register(ctx, request, target, record)
     if verb == "list":
         size = page_size(request.query, PAGE_DEFAULT, PAGE_MAX)
         token = request.query.get("pageToken", "")
@@ -253,6 +258,62 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
         raise
     record.body = {"upload": {"bytes": spool.size, "sha256": spool.digest.hexdigest()}}
     return _file_answer(ctx, ctx.files.store(namespace, spool, mime, display, name), request, {})
+
+
+async def _create(ctx: Context, request: Incoming, record: Record, namespace: str) -> Response:
+    """`POST /{v}/files`, the media.upload method's metadata URI: a File record without bytes (best-known; see
+    docs/conformance.md), answered `{"file": File}` as an upload is."""
+    raw = await ctx.bodies.read(request.receive, request.headers)
+    body = validate.parse_body(raw) if raw.strip() else {}
+    record.body = body
+    mime, display, name = _checked(ctx, namespace, _metadata(body), "")
+    stored = ctx.files.record(namespace, mime, display, name)
+    return json_response({"file": stored.view(base_url(request, ctx.settings.tls))})
+
+
+MAX_REGISTER_URIS = 100  # emulator bound (production's own is not published)
+_GCS_URI = re.compile(r"gs://(?P<bucket>[a-z0-9][a-z0-9._-]{1,220}[a-z0-9])/(?P<object>[^\r\n#?]{1,1024})")
+REGISTER_RPC = "google.ai.generativelanguage.v1beta.FileService.RegisterFiles"
+
+
+async def _register(ctx: Context, request: Incoming, target: Target, record: Record) -> Response:
+    """`POST /{v}/files:register {"uris": ["gs://bucket/object", ...]}` (google-genai `files.register_files`):
+    one File per uri, source REGISTERED, answered `{"files": [...]}`. It needs an OAuth token beside the key (the
+    SDK sends both); the files belong to the key's project, so the namespace is the key's. The emulator cannot
+    read Cloud Storage: the file's MIME type comes from the object's extension and its size and hash are unknown."""
+    record.rpc = target.method
+    credential = auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
+    key = auth.api_key(request.headers, request.query)
+    record.namespace = namespace = auth.namespace_of(request.headers, key or credential, ctx.settings.admin_token)
+    if not auth.bearer(request.headers):
+        raise errors.oauth_token_missing(REGISTER_RPC)
+    body = await read_body(ctx, request, record)
+    if not isinstance(body, dict):
+        raise errors.root_not_object()
+    for name in body:
+        if name != "uris":
+            raise errors.payload_violations([errors.unknown_name(name, "")])
+    uris = body.get("uris")
+    if uris is not None and not isinstance(uris, list):
+        raise errors.payload_violations([errors.not_repeating("uris", "")])
+    if not uris:
+        raise errors.field_errors("RegisterFilesRequest.", ["uris: uris is not specified"])
+    if len(uris) > MAX_REGISTER_URIS:
+        raise errors.invalid_argument(f"At most {MAX_REGISTER_URIS} uris can be registered in one request.")
+    for index, uri in enumerate(uris):
+        if not isinstance(uri, str):
+            value = orjson.dumps(uri).decode()
+            raise errors.payload_violations([errors.invalid_value(f"uris[{index}]", "TYPE_STRING", value)])
+        if _GCS_URI.fullmatch(uri) is None:
+            raise errors.invalid_argument(
+                f"Invalid Google Cloud Storage URI: {uri[:200]}. Expected gs://bucket/object."
+            )
+    made = []
+    for uri in uris:
+        guessed = mimetypes.guess_type(uri.rsplit("/", 1)[-1])[0] or DEFAULT_MIME
+        made.append(ctx.files.record(namespace, guessed, source="REGISTERED", gcs_uri=uri))
+    base = base_url(request, ctx.settings.tls)
+    return json_response({"files": [f.view(base) for f in made]})
 
 
 def _digest_note(data: bytes) -> dict[str, Any]:

@@ -57,7 +57,7 @@ SCHEMAS: dict[str, Any] = {
             "source": {"enum": ["UPLOADED", "GENERATED", "REGISTERED"]},
             "error": {"type": "object"},
         },
-        "required": ["name", "mimeType", "sizeBytes", "createTime", "sha256Hash", "uri", "state"],
+        "required": ["name", "mimeType", "createTime", "uri", "state"],  # no size or hash: no bytes seen
         "additionalProperties": False,
     },
     "ListFilesResponse": {
@@ -148,6 +148,12 @@ SCHEMAS: dict[str, Any] = {
         },
         "required": ["name"],
     },
+    "RegisterFilesResponse": {
+        "type": "object",
+        "properties": {"files": {"type": "array", "items": {"$ref": _REF + "File"}}},
+        "required": ["files"],
+        "additionalProperties": False,
+    },
     "ListOperationsResponse": {
         "type": "object",
         "properties": {
@@ -161,6 +167,16 @@ SCHEMAS: dict[str, Any] = {
 
 def _ok(schema: str) -> dict[str, Any]:
     return {"description": "OK", "content": {"application/json": {"schema": {"$ref": _REF + schema}}}}
+
+
+_ok_file = {
+    "description": "The File made (a metadata-only create)",
+    "content": {
+        "application/json": {
+            "schema": {"type": "object", "properties": {"file": {"$ref": _REF + "File"}}, "required": ["file"]}
+        }
+    },
+}
 
 
 def _op(op_id: str, security: list[dict[str, list[str]]], params: list[Any], ok: dict[str, Any]) -> dict[str, Any]:
@@ -196,9 +212,17 @@ def paths(security: list[dict[str, list[str]]]) -> dict[str, Any]:
         [_VERSION, _FILE, {"name": "alt", "in": "query", "schema": {"enum": ["media"]}}],
         {"description": "The file's bytes (its own content type)", "content": {"*/*": {"schema": {}}}},
     )
+    create = _op("files.create", security, [_VERSION], _ok_file)
+    create["requestBody"] = {"required": False, "content": {"application/json": {"schema": {"type": "object"}}}}
+    register = _op("files.register", security, [_VERSION], _ok("RegisterFilesResponse"))
+    register["requestBody"] = {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}}
     return {
         "/upload/{version}/files": {"post": upload},
-        "/{version}/files": {"get": _op("files.list", security, [_VERSION, *_PAGE], _ok("ListFilesResponse"))},
+        "/{version}/files": {
+            "get": _op("files.list", security, [_VERSION, *_PAGE], _ok("ListFilesResponse")),
+            "post": create,
+        },
+        "/{version}/files:register": {"post": register},
         "/{version}/files/{file}": {
             "get": _op("files.get", security, [_VERSION, _FILE], _ok("File")),
             "delete": _op("files.delete", security, [_VERSION, _FILE], _EMPTY),
