@@ -22,7 +22,7 @@ from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
-from gemini_emulator.wire.resources import batches, caches
+from gemini_emulator.wire.resources import batches, caches, prediction_jobs
 from gemini_emulator.wire.resources import dispatch as rooms
 
 log = logging.getLogger("gemini_emulator")
@@ -78,6 +78,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     batch_room = batches.Batches(ctx.operations)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
+    prediction_room = prediction_jobs.PredictionJobs(batch_room.plans)  # Vertex batches walk the same schedule
+    admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_room)
     # Live API sessions, resumption handles, ephemeral tokens
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
     admin.resources["liveSessions"] = live.AdminView(sessions)
@@ -115,6 +117,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await interactions.serve(ctx, interaction_store, incoming, target, record)
             elif target.action == "batches":
                 response = await batches.serve(ctx, batch_room, incoming, target, record)
+            elif target.action == "batchPredictionJobs":
+                response = await prediction_jobs.serve(ctx, prediction_room, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
                 journal.finish(record, response.status_code, live_tokens.redacted(bytes(response.body)))

@@ -10,6 +10,7 @@ Firebase AI     /v1beta/projects/{p}/models/{model}:{method}                    
 OpenAI compat   POST /v1beta/openai/{chat/completions,embeddings}   GET /v1beta/openai/models[/{model}]
                 (action "openai"; `method` names the operation; served by gemini_emulator.wire.openai_compat)
 Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locations/{l}/cachedContents[/{id}]
+                /{v1,v1beta1}/projects/{p}/locations/{l}/batchPredictionJobs[/{id}[:cancel]] (Vertex batches)
                 /{ver}/batches[/{id}[:cancel]]   (action "cachedContents" or "batches"; `method` the verb:
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
@@ -205,6 +206,18 @@ _RESOURCE_RULES: list[tuple[re.Pattern[str], str, str, str]] = [
         "batches",
     ),
 ]
+# Vertex batch prediction jobs (gemini_emulator.wire.resources.prediction_jobs): what google-genai's batches use there.
+_RESOURCE_RULES += [
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/batchPredictionJobs(?:/(?P<resource>{_SEG})(?P<cancel>:cancel)?)?/?$"
+        ),
+        VERTEX,
+        "vertex",
+        "batchPredictionJobs",
+    ),
+]
 # The Interactions API (gemini_emulator.wire.media.interactions): create, get, delete, and cancel as a sub-path.
 _RESOURCE_RULES += [
     (
@@ -242,6 +255,8 @@ def _resource(http_method: str, path: str) -> Target | None:
             verb = _COLLECTION_VERBS.get(http_method, "")
         if collection == "batches" and verb in ("create", "patch"):
             verb = ""  # a batch is made through models/{m}:batchGenerateContent
+        if collection == "batchPredictionJobs" and verb == "patch":
+            verb = ""
         if collection == "interactions" and verb in ("list", "patch"):
             verb = ""  # the Interactions API lists nothing and changes nothing
         return Target(collection, backend, family, method=verb, **groups) if verb else None
@@ -356,7 +371,7 @@ def _match(http_method: str, path: str) -> Target | None:
     room = _room(http_method, path)
     if room is not None:
         return room
-    if "/cachedContents" in path or "/batches" in path or "/interactions" in path:
+    if "/cachedContents" in path or "/batches" in path or "/interactions" in path or "/batchPrediction" in path:
         found = _resource(http_method, path)
         if found is not None:
             return found

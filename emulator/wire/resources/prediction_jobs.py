@@ -1,0 +1,278 @@
+"""Vertex AI batch prediction jobs (`projects/P/locations/L/batchPredictionJobs[/{id}[:cancel]]`), the batches that
+google-genai's `client.batches` makes in Vertex mode: create, get, list, cancel, delete.
+
+A job's input is Cloud Storage (`inputConfig.gcsSource.uris`) or BigQuery (`inputConfig.bigquerySource.inputUri`),
+and the SDK refuses inlined requests and Files API inputs on Vertex, so the emulator has nothing it can read and
+answer: a job walks its namespace's batch schedule (the Developer batches' `PUT /__emulator/batches` plan:
+PENDING, RUNNING, then SUCCEEDED, FAILED, CANCELLED or EXPIRED) by the clock, and a SUCCEEDED job's `outputInfo`
+names where production would have written (`{outputUriPrefix}/prediction-model-{time}` or the BigQuery dataset),
+with no item run (docs/conformance.md: a documented divergence). Shapes are best-known from google-genai 3.6.1's
+`_BatchJob_from_vertex` and the BatchPredictionJob reference (proto field order).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.responses import Response
+
+from gemini_emulator.admin.journal import Record
+from gemini_emulator.protocol import errors
+from gemini_emulator.protocol.routes import Target
+from gemini_emulator.stores.batches import Plan, Plans
+from gemini_emulator.stores.files import stamp
+from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
+from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.resources.common import caller, page_size
+
+MAX_JOBS_PER_NAMESPACE = 1_000
+PAGE_DEFAULT, PAGE_MAX = 100, 1000
+_STATES = {"SUCCEEDED": "JOB_STATE_SUCCEEDED", "FAILED": "JOB_STATE_FAILED", "EXPIRED": "JOB_STATE_EXPIRED"}
+_TYPE = "type.googleapis.com/google.cloud.aiplatform.{version}."
+_FIELDS = {"displayName", "model", "inputConfig", "outputConfig", "modelParameters", "labels"}
+
+
+@dataclass
+class PredictionJob:
+    """One job: what it was created with, its plan, and when it was cancelled (0: not)."""
+
+    name: str
+    namespace: str
+    body: dict[str, Any]
+    plan: Plan
+    created: float  # the store's clock
+    created_ns: int
+    cancelled: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def phase(self, now: float) -> tuple[str, float]:
+        """The job's state by the clock, and when it entered it (the clock)."""
+        if self.cancelled:
+            return "JOB_STATE_CANCELLED", self.cancelled
+        started = self.created + self.plan.pending_s
+        if now < started:
+            return "JOB_STATE_PENDING", self.created
+        ended = started + self.plan.running_s
+        if self.plan.hold or now < ended:
+            return "JOB_STATE_RUNNING", started
+        if self.plan.state == "CANCELLED":
+            return "JOB_STATE_CANCELLED", ended
+        return _STATES[self.plan.state], ended
+
+
+class PredictionJobs:
+    """The jobs of every namespace (bounded: past MAX_JOBS_PER_NAMESPACE the oldest is forgotten). Thread-safe."""
+
+    def __init__(self, plans: Plans) -> None:
+        self.plans = plans
+        self.clock = time.monotonic
+        self._spaces: dict[str, OrderedDict[str, PredictionJob]] = {}
+        self._lock = threading.Lock()
+        self._counter = 0
+
+    def _wall_ns(self, at: float) -> int:
+        return time.time_ns() - round((self.clock() - at) * 1e9)
+
+    def create(self, namespace: str, parent: str, body: dict[str, Any]) -> PredictionJob:
+        with self._lock:
+            self._counter += 1
+            job_id = f"{(time.time_ns() // 1000) % 10**13:013d}{self._counter % 10**6:06d}"
+            job = PredictionJob(
+                f"{parent}/batchPredictionJobs/{job_id}",
+                namespace,
+                body,
+                self.plans.get(namespace),
+                self.clock(),
+                time.time_ns(),
+            )
+            space = self._spaces.setdefault(namespace, OrderedDict())
+            space[job.name] = job
+            while len(space) > MAX_JOBS_PER_NAMESPACE:
+                space.popitem(last=False)
+            return job
+
+    def get(self, namespace: str, name: str) -> PredictionJob | None:
+        with self._lock:
+            space = self._spaces.get(namespace)
+            return space.get(name) if space is not None else None
+
+    def all(self, namespace: str | None = None) -> list[PredictionJob]:
+        with self._lock:
+            spaces = [self._spaces.get(namespace, OrderedDict())] if namespace else list(self._spaces.values())
+            return [job for space in spaces for job in space.values()]
+
+    def remove(self, namespace: str, name: str) -> bool:
+        with self._lock:
+            space = self._spaces.get(namespace)
+            return space is not None and space.pop(name, None) is not None
+
+    def reset(self, namespace: str | None = None) -> None:
+        with self._lock:
+            if namespace is None:
+                self._spaces.clear()
+            else:
+                self._spaces.pop(namespace, None)
+
+    def view(self, job: PredictionJob, version: str) -> dict[str, Any]:
+        """The BatchPredictionJob as production prints it (field order of the proto; best-known)."""
+        now = self.clock()
+        state, since = job.phase(now)
+        body = job.body
+        out: dict[str, Any] = {"name": job.name, "displayName": str(body.get("displayName", ""))}
+        out["model"] = body.get("model", "")
+        out["inputConfig"] = body.get("inputConfig", {})
+        if "modelParameters" in body:
+            out["modelParameters"] = body["modelParameters"]
+        out["outputConfig"] = body.get("outputConfig", {})
+        done = state not in ("JOB_STATE_PENDING", "JOB_STATE_RUNNING")
+        if state == "JOB_STATE_SUCCEEDED":
+            out["outputInfo"] = _output_info(out["outputConfig"], self._wall_ns(since))
+        out["state"] = state
+        if state == "JOB_STATE_FAILED":
+            out["error"] = job.plan.error or {"code": 13, "message": "The batch prediction job failed."}
+        elif state == "JOB_STATE_CANCELLED":
+            out["error"] = {"code": 1, "message": "CANCELED"}
+        elif state == "JOB_STATE_EXPIRED":
+            out["error"] = {"code": 4, "message": "The batch prediction job expired."}
+        out["createTime"] = stamp(job.created_ns)
+        if state != "JOB_STATE_PENDING" and not (job.cancelled and job.cancelled < job.created + job.plan.pending_s):
+            out["startTime"] = stamp(self._wall_ns(job.created + job.plan.pending_s))
+        if done:
+            out["endTime"] = stamp(self._wall_ns(since))
+        out["updateTime"] = stamp(self._wall_ns(since) if state != "JOB_STATE_PENDING" else job.created_ns)
+        if "labels" in body:
+            out["labels"] = body["labels"]
+        return out
+
+
+def _output_info(config: dict[str, Any], ended_ns: int) -> dict[str, Any]:
+    when = datetime.fromtimestamp(ended_ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    if "gcsDestination" in config:
+        prefix = str(config["gcsDestination"].get("outputUriPrefix", "")).rstrip("/")
+        return {"gcsOutputDirectory": f"{prefix}/prediction-model-{when}"}
+    uri = str(config.get("bigqueryDestination", {}).get("outputUri", "")).removeprefix("bq://")
+    dataset = uri if uri.count(".") <= 1 else uri.rsplit(".", 1)[0]
+    table = "predictions_" + when.replace("-", "_").replace(":", "_").replace(".", "_")
+    return {"bigqueryOutputDataset": f"bq://{dataset}", "bigqueryOutputTable": table}
+
+
+def _not_found(name: str) -> errors.ApiError:
+    return errors.ApiError(404, f'The BatchPredictionJob "{name}" does not exist.')
+
+
+def _checked(body: Any) -> dict[str, Any]:
+    """A create's body: BatchPredictionJob's fields, a model, a Cloud Storage or BigQuery input and output."""
+    if not isinstance(body, dict):
+        raise errors.root_not_object()
+    for name in body:
+        if name not in _FIELDS:
+            raise errors.payload_violations([errors.unknown_name(name, "batch_prediction_job")])
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        raise errors.invalid_argument("Model name must be specified.")
+    source = body.get("inputConfig")
+    if not isinstance(source, dict) or not (
+        (isinstance(source.get("gcsSource"), dict) and _gcs_uris(source["gcsSource"].get("uris")))
+        or (isinstance(source.get("bigquerySource"), dict) and _bq(source["bigquerySource"].get("inputUri")))
+    ):
+        raise errors.invalid_argument(
+            "inputConfig needs gcsSource.uris (gs://...) or bigquerySource.inputUri (bq://project.dataset.table)."
+        )
+    sink = body.get("outputConfig")
+    if not isinstance(sink, dict) or not (
+        (isinstance(sink.get("gcsDestination"), dict) and _gcs(sink["gcsDestination"].get("outputUriPrefix")))
+        or (isinstance(sink.get("bigqueryDestination"), dict) and _bq(sink["bigqueryDestination"].get("outputUri")))
+    ):
+        raise errors.invalid_argument(
+            "outputConfig needs gcsDestination.outputUriPrefix (gs://...) or bigqueryDestination.outputUri (bq://...)."
+        )
+    if "displayName" in body and not isinstance(body["displayName"], str):
+        raise errors.invalid_argument("displayName must be a string.")
+    return body
+
+
+def _gcs(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("gs://") and len(value) > 5 and len(value) <= 2048
+
+
+def _gcs_uris(value: Any) -> bool:
+    return isinstance(value, list) and 0 < len(value) <= 100 and all(_gcs(v) for v in value)
+
+
+def _bq(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("bq://") and len(value) > 5 and len(value) <= 1024
+
+
+async def serve(ctx: Context, jobs: PredictionJobs, request: Incoming, target: Target, record: Record) -> Response:
+    try:
+        return await _serve(ctx, jobs, request, target, record)
+    except errors.ApiError as error:
+        return error_response(error)
+
+
+async def _serve(ctx: Context, jobs: PredictionJobs, request: Incoming, target: Target, record: Record) -> Response:
+    record.rpc = f"batchPredictionJobs.{target.method}"
+    namespace = caller(ctx, request, target, record)
+    record.rpc = f"batchPredictionJobs.{target.method}"
+    parent = f"projects/{target.project}/locations/{target.location}"
+    if target.method == "create":
+        body = _checked(await read_body(ctx, request, record))
+        return json_response(jobs.view(jobs.create(namespace, parent, body), target.version))
+    if target.method == "list":
+        size = page_size(request.query, PAGE_DEFAULT, PAGE_MAX)
+        token = request.query.get("pageToken", "")
+        mine = [j for j in reversed(jobs.all(namespace)) if j.name.startswith(parent + "/")]
+        start = int(token) if token.isascii() and token.isdigit() and int(token) < len(mine) else 0
+        page = mine[start : start + size]
+        out: dict[str, Any] = {"batchPredictionJobs": [jobs.view(j, target.version) for j in page]} if page else {}
+        if start + size < len(mine):
+            out["nextPageToken"] = str(start + size)
+        return json_response(out)
+    name = f"{parent}/batchPredictionJobs/{target.resource}"
+    job = jobs.get(namespace, name)
+    if job is None:
+        raise _not_found(name)
+    if target.method == "get":
+        return json_response(jobs.view(job, target.version))
+    if target.method == "cancel":
+        state, _ = job.phase(jobs.clock())
+        if state in ("JOB_STATE_PENDING", "JOB_STATE_RUNNING"):
+            job.cancelled = jobs.clock()
+        return json_response({})
+    jobs.remove(namespace, name)  # delete: a long-running operation, done at once
+    now = stamp(time.time_ns())
+    prefix = _TYPE.format(version=target.version)
+    return json_response(
+        {
+            "name": f"{name}/operations/{time.time_ns() % 10**19:019d}",
+            "metadata": {
+                "@type": prefix + "DeleteOperationMetadata",
+                "genericMetadata": {"createTime": now, "updateTime": now},
+            },
+            "done": True,
+            "response": {"@type": "type.googleapis.com/google.protobuf.Empty"},
+        }
+    )
+
+
+class AdminView:
+    """The jobs as the admin API lists and removes them (admin.api.Resources)."""
+
+    def __init__(self, jobs: PredictionJobs) -> None:
+        self.jobs = jobs
+
+    def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
+        return [
+            {"namespace": j.namespace, "name": j.name, "state": j.phase(self.jobs.clock())[0]}
+            for j in self.jobs.all(namespace)
+        ]
+
+    def remove(self, namespace: str, name: str) -> bool:
+        return self.jobs.remove(namespace, name)
+
+    def reset(self, namespace: str | None = None) -> None:
+        self.jobs.reset(namespace)
