@@ -310,9 +310,11 @@ class Replayer:
         carries the recorded headers."""
         slot, answer = self._answer(request, pattern)
         for i, chunk in enumerate(answer.chunks):
-            if i and chunk_delay:
-                await asyncio.sleep(chunk_delay)
+            if i:  # a recording's pieces leave one by one, as recorded: the wire sends together only what is
+                await asyncio.sleep(chunk_delay)  # ready at the same moment (wire/sending.py), so yield between them
             yield Chunk(raw=chunk, headers=slot.headers if i == 0 else None)
+        if request.stream:  # the stream's close (or its error tail) on its own too
+            await asyncio.sleep(0)
         if answer.error is not None:
             raise dataclasses.replace(answer.error)  # a fresh exception per request
 

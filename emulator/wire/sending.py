@@ -1,17 +1,21 @@
 """How API answers leave over ASGI: a whole body, or a stream that stops when the client hangs up.
 
-Both are Starlette responses (the journal and the admin API treat them as such) with two costs taken out of
-the hot path: header lists are encoded once per distinct header set, not per response, and a stream watches
-for the hang-up with one plain asyncio task instead of an anyio task group (uvicorn's ASGI 2.3 scope sends
-every StreamingResponse down that path; it was a tenth of a streamed answer's CPU).
+Both are Starlette responses (the journal and the admin API treat them as such) with costs taken out of the
+hot path: header lists are encoded once per distinct header set, not per response; a stream watches for the
+hang-up with one plain asyncio task instead of an anyio task group (uvicorn's ASGI 2.3 scope sends every
+StreamingResponse down that path; it was a tenth of a streamed answer's CPU), and only from the first time it
+waits for a piece: pieces that are ready at once (a zero-config answer, a script without delays) are produced
+without a watcher and leave together, in one ASGI message, up to BATCH_BYTES. A piece that takes time (a scripted
+delay, a slow upstream) is waited for with the watcher on, after everything ready before it has been sent, so it
+leaves on time. `until_hang_up` likewise watches only work that does not finish at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Generator
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -54,27 +58,110 @@ class Stream(StreamingResponse):
         task = asyncio.current_task()
         assert task is not None
         hung_up = finished = False
+        watch: asyncio.Future[None] | None = None
 
-        def stop(watch: asyncio.Task[None]) -> None:
+        def stop(watch: asyncio.Future[None]) -> None:
             nonlocal hung_up
             if not finished and not watch.cancelled():
                 hung_up = True
                 task.cancel()
 
-        watch = asyncio.ensure_future(_hang_up(receive))
-        watch.add_done_callback(stop)
+        pieces = cast(AsyncIterator[Any], self.body_iterator)
+        ready: list[bytes] = []  # pieces produced and not yet sent
+        size = 0
         try:
             await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-            async for piece in self.body_iterator:
-                await send({"type": "http.response.body", "body": piece, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            while True:
+                step = pieces.__anext__().__await__()
+                try:
+                    pending = step.send(None)
+                except StopIteration as done:  # ready at once
+                    piece = _as_bytes(done.value)
+                    ready.append(piece)
+                    size += len(piece)
+                    if size >= BATCH_BYTES:
+                        await send({"type": "http.response.body", "body": b"".join(ready), "more_body": True})
+                        ready, size = [], 0
+                    continue
+                except StopAsyncIteration:
+                    break
+                except BaseException:  # what was ready still leaves first (a requested drop cuts after it)
+                    if ready:
+                        await send({"type": "http.response.body", "body": b"".join(ready), "more_body": True})
+                    raise
+                # The next piece takes time: what is ready leaves now, then it is waited for, watching for a hang-up.
+                resumed = _Resumed(step, pending)
+                if ready:
+                    try:
+                        await send({"type": "http.response.body", "body": b"".join(ready), "more_body": True})
+                    except BaseException as exc:  # cancelled meanwhile: the piece under way hears of it first
+                        resumed.throw_first = exc
+                    ready, size = [], 0
+                if watch is None:
+                    watch = asyncio.ensure_future(_hang_up(receive))
+                    watch.add_done_callback(stop)
+                try:
+                    piece = _as_bytes(await resumed)
+                except StopAsyncIteration:
+                    break
+                ready.append(piece)
+                size += len(piece)
+            await send({"type": "http.response.body", "body": b"".join(ready), "more_body": False})
         except asyncio.CancelledError:
             if not hung_up:
                 raise
             task.uncancel()  # our own cancellation: the client is gone, nothing more to send
         finally:
             finished = True
-            watch.cancel()
+            if watch is not None:
+                watch.cancel()
+
+
+BATCH_BYTES = 64 * 1024  # ready pieces sent together up to this size (a file download is not read into one)
+
+
+def _as_bytes(piece: Any) -> bytes:
+    """A piece of a body as bytes (Starlette lets a body iterator yield str and memoryview too; ours yield bytes)."""
+    if type(piece) is bytes:
+        return piece
+    return piece.encode() if isinstance(piece, str) else bytes(piece)
+
+
+class _Resumed:
+    """Awaiting this goes on with an awaitable that was stepped once and is now waiting (`pending`: what it
+    yielded to the task), exactly as `await` would have gone on with it (`yield from` by hand); `throw_first`: an
+    exception (a cancellation) to raise where it waits before anything else."""
+
+    __slots__ = ("_step", "_pending", "throw_first")
+
+    def __init__(self, step: Generator[Any, Any, Any], pending: Any) -> None:
+        self._step, self._pending = step, pending
+        self.throw_first: BaseException | None = None
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        step = self._step
+        pending = self._pending
+        if self.throw_first is not None:
+            try:
+                pending = step.throw(self.throw_first)
+            except StopIteration as done:
+                return done.value
+        while True:
+            try:
+                sent = yield pending
+            except GeneratorExit:
+                step.close()
+                raise
+            except BaseException as exc:  # a cancellation: into the work, where it waits
+                try:
+                    pending = step.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    pending = step.send(sent)
+                except StopIteration as done:
+                    return done.value
 
 
 async def _hang_up(receive: Receive) -> None:
@@ -88,7 +175,12 @@ T = TypeVar("T")
 async def until_hang_up(receive: Receive, work: Awaitable[T]) -> T:
     """`work` (an engine producing its answer: a scripted delay, a slow upstream), given up with errors.cancelled()
     as soon as the client hangs up, instead of running on for nobody. The body has been read: the next ASGI message
-    is the disconnect."""
+    is the disconnect. Work that finishes without waiting (a zero-config answer) needs no watcher and gets none."""
+    step = cast(Generator[Any, Any, Any], work.__await__())
+    try:
+        pending = step.send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
     task = asyncio.current_task()
     assert task is not None
     hung_up = finished = False
@@ -102,7 +194,7 @@ async def until_hang_up(receive: Receive, work: Awaitable[T]) -> T:
     watch = asyncio.ensure_future(_hang_up(receive))
     watch.add_done_callback(stop)
     try:
-        return await work
+        return cast(T, await _Resumed(step, pending))
     except asyncio.CancelledError:
         if not hung_up:
             raise
