@@ -7,7 +7,8 @@ Vertex models   /{v1,v1beta1}/projects/{p}/locations/{l}/models/{model}:{method}
                 google-genai in Vertex mode sends a `models/x` name; answered with Vertex's JSON 404)
 Firebase AI     /v1beta/projects/{p}/models/{model}:{method}                        (Developer backend)
                 /v1beta/projects/{p}/locations/{l}/publishers/google/models/{m}:{method}  (Vertex backend)
-OpenAI compat   POST /v1beta/openai/{chat/completions,embeddings}   GET /v1beta/openai/models[/{model}]
+OpenAI compat   POST /v1beta/openai/{chat/completions,embeddings,images/generations}
+                GET /v1beta/openai/models[/{model}]
                 (action "openai"; `method` names the operation; served by gemini_emulator.wire.openai_compat)
 Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locations/{l}/cachedContents[/{id}]
                 /{v1,v1beta1}/projects/{p}/locations/{l}/batchPredictionJobs[/{id}[:cancel]] (Vertex batches)
@@ -166,7 +167,11 @@ def match(http_method: str, path: str) -> Target | None:
 # The OpenAI-compatible surface: its operations by method and path below the prefix.
 OPENAI_PREFIX = "/v1beta/openai/"
 OPENAI_FAMILY = "openai-compat"
-_OPENAI_POST = {"chat/completions": "chat.completions", "embeddings": "embeddings"}
+_OPENAI_POST = {
+    "chat/completions": "chat.completions",
+    "embeddings": "embeddings",
+    "images/generations": "images.generations",
+}
 _OPENAI_MODEL = re.compile(r"^models/(?:models/)?(?P<model>[^/]+)/?$")  # the SDKs send ids as listed
 
 

@@ -50,7 +50,12 @@ FUZZ_PER_OPERATION = max(1, EXAMPLES // 16)
 # The coverage phase: Developer API generateContent (~8,400 requests, ~15 s); under `make fuzz` also the rest of
 # the Developer API and every family's generateContent (~63,000 requests: the families differ in their answers'
 # and errors' shapes, not in the body schema, which each covered operation probes in full).
-COVERED = {"developer.generateContent", "openai-compat.chat.completions", "openai-compat.embeddings"}
+COVERED = {
+    "developer.generateContent",
+    "openai-compat.chat.completions",
+    "openai-compat.embeddings",
+    "openai-compat.images.generations",
+}
 if EXAMPLES >= 1000:
     COVERED |= {f"developer.{name}" for name in (*gemini_openapi.METHODS, "listModels", "getModel")}
     COVERED |= {f"{family}.generateContent" for family in gemini_openapi.FAMILIES}

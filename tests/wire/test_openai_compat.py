@@ -271,7 +271,7 @@ def test_models_list_and_get(http: httpx.Client) -> None:
 
 
 def test_paths_the_surface_does_not_serve_get_googles_404_page(http: httpx.Client) -> None:
-    got = http.post("/v1beta/openai/images/generations", headers={"authorization": "Bearer k"}, json={})
+    got = http.post("/v1beta/openai/images/edits", headers={"authorization": "Bearer k"}, json={})
     assert got.status_code == 404 and got.headers["content-type"].startswith("text/html")
 
 

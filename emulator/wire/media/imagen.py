@@ -26,6 +26,7 @@ import binascii
 from typing import Any
 
 from starlette.responses import Response
+from starlette.types import Receive
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.media import images
@@ -62,28 +63,35 @@ async def call(ctx: handlers.Context, request: Incoming, target: Target, record:
         credential = auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
         record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         body = await handlers.read_body(ctx, request, record)
-        body = validate.check_fields(body, "ImagenPredictRequest", target.backend, target.version)
-        model = ctx.catalogue.resolve(
-            target.model, target.method, target.version, target.backend, target.project, target.location
-        )
-        ask = _Ask.of(body, ctx.catalogue.kind(model))
-        generate = {
-            "contents": [{"role": "user", "parts": [{"text": ask.prompt}, *ask.parts]}],
-            "generationConfig": {
-                "responseModalities": ["IMAGE"],
-                "candidateCount": ask.count,
-                "imageConfig": {"aspectRatio": ask.aspect, **ask.output},
-            },
-        }
-        gen, _, _, answer = handlers.start_generation(ctx, target, model, generate, record.namespace, False, body)
-        gen.image_size = ask.size  # the engine draws at Imagen's size (read when the engine starts)
-        try:
-            chunks = await sending.until_hang_up(request.receive, handlers.collect(answer))
-        finally:
-            record.entry = gen.notes.get("entry")
-        return handlers.json_response(_predictions(chunks, ask, target.backend))
+        return handlers.json_response(await answer(ctx, target, body, record, request.receive))
     except errors.ApiError as error:
         return handlers.error_response(error)
+
+
+async def answer(ctx: handlers.Context, target: Target, body: Any, record: Record, receive: Receive) -> dict[str, Any]:
+    """The PredictResponse to a PredictRequest `body` (as sent) on `target`'s Imagen model, asked of the engine as
+    generateContent asks it (record.namespace set). The OpenAI-compatible images/generations comes through here
+    too, with the PredictRequest it translated."""
+    body = validate.check_fields(body, "ImagenPredictRequest", target.backend, target.version)
+    model = ctx.catalogue.resolve(
+        target.model, target.method, target.version, target.backend, target.project, target.location
+    )
+    ask = _Ask.of(body, ctx.catalogue.kind(model))
+    generate = {
+        "contents": [{"role": "user", "parts": [{"text": ask.prompt}, *ask.parts]}],
+        "generationConfig": {
+            "responseModalities": ["IMAGE"],
+            "candidateCount": ask.count,
+            "imageConfig": {"aspectRatio": ask.aspect, **ask.output},
+        },
+    }
+    gen, _, _, chunks_of = handlers.start_generation(ctx, target, model, generate, record.namespace, False, body)
+    gen.image_size = ask.size  # the engine draws at Imagen's size (read when the engine starts)
+    try:
+        chunks = await sending.until_hang_up(receive, handlers.collect(chunks_of))
+    finally:
+        record.entry = gen.notes.get("entry")
+    return _predictions(chunks, ask, target.backend)
 
 
 class _Ask:

@@ -12,7 +12,7 @@ from typing import Any
 
 from gemini_emulator.protocol.routes import OPENAI_FAMILY, OPENAI_PREFIX
 from gemini_emulator.wire import catalogue
-from gemini_emulator.wire.openai_compat import translate
+from gemini_emulator.wire.openai_compat import images, translate
 
 _REF = "#/components/schemas/"
 _INT32 = {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}
@@ -79,9 +79,46 @@ def _embeddings_request() -> dict[str, Any]:
     }
 
 
+def _images_request() -> dict[str, Any]:
+    """images/generations: production ignores names it does not read, so any other property is valid."""
+    image_models = [m for m, e in catalogue.load().models.items() if _draws(m, e)]
+    return {
+        "type": "object",
+        "properties": {
+            "model": {"type": "string", "enum": image_models},
+            "prompt": {"type": "string", "minLength": 1, "maxLength": images.MAX_PROMPT_CHARS},
+            "n": _nullable({"type": "integer", "minimum": 1, "maximum": images.MAX_IMAGES}),
+            "size": _nullable({"type": "string", "pattern": images.SIZE_PATTERN}),
+            "response_format": _nullable({"type": "string", "enum": ["b64_json", "url"]}),
+            "aspect_ratio": _nullable({"type": "string"}),
+            "generation_config": _nullable(_OBJECT),
+            "safety_settings": _nullable({"type": "array"}),
+            "tools": _nullable({"type": "array"}),
+            "extra_body": _nullable(_OBJECT),
+            "google": _nullable(_OBJECT),
+        },
+        "required": ["model", "prompt"],
+    }
+
+
+def _draws(model: str, entry: dict[str, Any]) -> bool:
+    """Whether images/generations can answer `model`: Imagen (predict), or a Gemini model that outputs IMAGE."""
+    cat = catalogue.load()
+    if cat.kind(model) == "imagen":
+        return True
+    methods = entry["supportedGenerationMethods"]
+    return "generateContent" in methods and any("IMAGE" in c for c in cat.output_modalities(model))
+
+
 SCHEMAS: dict[str, Any] = {
     "OpenAIChatCompletionRequest": _chat_request(),
     "OpenAIEmbeddingsRequest": _embeddings_request(),
+    "OpenAIImagesRequest": _images_request(),
+    "OpenAIImagesResponse": {
+        "type": "object",
+        "properties": {"created": {"type": "integer"}, "data": {"type": "array", "items": _OBJECT}},
+        "required": ["created", "data"],
+    },
     "OpenAIChatCompletion": {
         "type": "object",
         "properties": {"object": {"const": "chat.completion"}, "choices": {"type": "array", "items": _OBJECT}},
@@ -153,6 +190,15 @@ def paths(security: list[dict[str, list[str]]]) -> dict[str, Any]:
                 parameters=[],
                 requestBody=body("OpenAIEmbeddingsRequest"),
                 responses=_ok("OpenAIEmbeddingList") | _ERRORS,
+            )
+        },
+        f"{prefix}/images/generations": {
+            "post": _operation(
+                "images.generations",
+                security,
+                parameters=[],
+                requestBody=body("OpenAIImagesRequest"),
+                responses=_ok("OpenAIImagesResponse") | _ERRORS,
             )
         },
         f"{prefix}/models": {

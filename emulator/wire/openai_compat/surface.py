@@ -26,7 +26,7 @@ from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.seam import Chunk, Embedder
 from gemini_emulator.wire import auth, embeddings, faults, handlers, sending, validate
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.openai_compat import printing, translate
+from gemini_emulator.wire.openai_compat import images, printing, translate
 from gemini_emulator.wire.sending import Body, Stream
 
 JSON_TYPE = "application/json"
@@ -66,6 +66,8 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
         body = await handlers.read_body(ctx, request, record)
         if target.method == "embeddings":
             return _embeddings(ctx, target, body, record)
+        if target.method == "images.generations":
+            return await images.generations(ctx, target, body, record, request.receive)
         return await _chat(ctx, target, body, record, request.receive)
     except errors.ApiError as error:
         return error_response(printing.compat_error(error))

@@ -83,11 +83,11 @@ MAX_DIMENSIONS = MAX_EMBEDDING_DIMENSIONS  # the largest embedding production re
 
 
 @lru_cache(maxsize=512)
-def _snake(name: str) -> str:
+def snake(name: str) -> str:
     return _SNAKE.sub(r"_\1", name).lower()
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
     return _CAMEL.sub(lambda m: m.group(1).upper(), name)
 
 
@@ -95,7 +95,7 @@ def bad(message: str) -> errors.ApiError:
     return errors.invalid_argument(message)
 
 
-def _type_error(path: str, type_name: str, value: Any) -> errors.ApiError:
+def type_error(path: str, type_name: str, value: Any) -> errors.ApiError:
     return errors.payload_violations([errors.invalid_value(path, type_name, orjson.dumps(value).decode()[:200])])
 
 
@@ -104,18 +104,18 @@ def _number(body: dict[str, Any], name: str) -> float | int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _type_error(name, "TYPE_FLOAT", value)
+        raise type_error(name, "TYPE_FLOAT", value)
     return value
 
 
-def _integer(body: dict[str, Any], name: str) -> int | None:
+def integer(body: dict[str, Any], name: str) -> int | None:
     value = body.get(name)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
-        raise _type_error(name, "TYPE_INT32", value)
+        raise type_error(name, "TYPE_INT32", value)
     if not -(2**31) <= value < 2**31:
-        raise _type_error(name, "TYPE_INT32", value)
+        raise type_error(name, "TYPE_INT32", value)
     return int(value)
 
 
@@ -134,7 +134,7 @@ def normalise_keys(body: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     unknown = []
     for key, value in body.items():
-        name = _snake(key)
+        name = snake(key)
         if name in _READ or name in IGNORED:
             out[name] = value
         else:
@@ -147,7 +147,7 @@ def normalise_keys(body: dict[str, Any]) -> dict[str, Any]:
 def model_name(body: dict[str, Any]) -> str:
     model = body.get("model")
     if not isinstance(model, str) or not model.strip():
-        raise bad("model is not specified.") if model is None else _type_error("model", "TYPE_STRING", model)
+        raise bad("model is not specified.") if model is None else type_error("model", "TYPE_STRING", model)
     return model.removeprefix("models/")
 
 
@@ -157,10 +157,10 @@ def chat(raw: dict[str, Any]) -> Chat:
     model = model_name(body)
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):
-        raise _type_error("stream", "TYPE_BOOL", stream)
+        raise type_error("stream", "TYPE_BOOL", stream)
     options = body.get("stream_options")
     if options is not None and not isinstance(options, dict):
-        raise _type_error("stream_options", "TYPE_MESSAGE", options)
+        raise type_error("stream_options", "TYPE_MESSAGE", options)
     include_usage = bool((options or {}).get("include_usage", (options or {}).get("includeUsage")))
     native: dict[str, Any] = {}
     system, contents = _messages(body.get("messages"))
@@ -176,11 +176,11 @@ def chat(raw: dict[str, Any]) -> Chat:
     config = _generation_config(body, model)
     if config:
         native["generationConfig"] = config
-    google = _google(body)
+    google = google_options(body)
     cached = google.get("cached_content", google.get("cachedContent"))
     if cached is not None:
         if not isinstance(cached, str):
-            raise _type_error("extra_body.google.cached_content", "TYPE_STRING", cached)
+            raise type_error("extra_body.google.cached_content", "TYPE_STRING", cached)
         native["cachedContent"] = cached
     return Chat(model, native, bool(stream), include_usage)
 
@@ -201,14 +201,14 @@ def _text_of(content: Any, where: str) -> list[dict[str, Any]]:
             else:
                 raise bad(f"{where}: only text content parts are supported here.")
         return parts
-    raise _type_error(where + ".content", "TYPE_STRING", content)
+    raise type_error(where + ".content", "TYPE_STRING", content)
 
 
 def _user_parts(content: Any, where: str) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"text": content}]
     if not isinstance(content, list):
-        raise _type_error(where + ".content", "TYPE_STRING", content)
+        raise type_error(where + ".content", "TYPE_STRING", content)
     parts: list[dict[str, Any]] = []
     for item in content:
         if not isinstance(item, dict):
@@ -261,7 +261,7 @@ def _messages(messages: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     if messages is None:
         raise bad("messages is not specified.")
     if not isinstance(messages, list):
-        raise _type_error("messages", "TYPE_MESSAGE", messages)
+        raise type_error("messages", "TYPE_MESSAGE", messages)
     if not messages:
         raise bad("messages must not be empty.")
     system: list[dict[str, Any]] = []
@@ -270,7 +270,7 @@ def _messages(messages: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
         if not isinstance(message, dict):
-            raise _type_error(where, "TYPE_MESSAGE", message)
+            raise type_error(where, "TYPE_MESSAGE", message)
         role = message.get("role")
         content = message.get("content")
         if role in ("system", "developer"):
@@ -300,7 +300,7 @@ def _assistant_calls(calls: Any, where: str, names: dict[str, str]) -> list[dict
     if calls is None:
         return []
     if not isinstance(calls, list):
-        raise _type_error(where + ".tool_calls", "TYPE_MESSAGE", calls)
+        raise type_error(where + ".tool_calls", "TYPE_MESSAGE", calls)
     parts = []
     for j, call in enumerate(calls):
         fn = call.get("function") if isinstance(call, dict) else None
@@ -355,7 +355,7 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
     if tools is None:
         return []
     if not isinstance(tools, list):
-        raise _type_error("tools", "TYPE_MESSAGE", tools)
+        raise type_error("tools", "TYPE_MESSAGE", tools)
     declarations = []
     for i, tool in enumerate(tools):
         fn = tool.get("function") if isinstance(tool, dict) else None
@@ -370,7 +370,7 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
         parameters = fn.get("parameters")
         if parameters is not None:
             if not isinstance(parameters, dict):
-                raise _type_error(f"tools[{i}].function.parameters", "TYPE_MESSAGE", parameters)
+                raise type_error(f"tools[{i}].function.parameters", "TYPE_MESSAGE", parameters)
             decl["parametersJsonSchema"] = parameters
         declarations.append(decl)
     return [{"functionDeclarations": declarations}] if declarations else []
@@ -402,16 +402,16 @@ def _generation_config(body: dict[str, Any], model: str) -> dict[str, Any]:
         value = _number(body, name)
         if value is not None:
             config[native] = value
-    n = _integer(body, "n")
+    n = integer(body, "n")
     if n is not None:
         if not 1 <= n <= MAX_N:
             raise bad(f"n: must be between 1 and {MAX_N}.")
         config["candidateCount"] = n
-    seed = _integer(body, "seed")
+    seed = integer(body, "seed")
     if seed is not None:
         config["seed"] = seed
-    limit = _integer(body, "max_completion_tokens")
-    limit = limit if limit is not None else _integer(body, "max_tokens")
+    limit = integer(body, "max_completion_tokens")
+    limit = limit if limit is not None else integer(body, "max_tokens")
     if limit is not None:
         if limit < 1:
             raise bad("max_tokens: must be a positive integer.")
@@ -420,7 +420,7 @@ def _generation_config(body: dict[str, Any], model: str) -> dict[str, Any]:
     if stop is not None:
         stops = [stop] if isinstance(stop, str) else stop
         if not isinstance(stops, list) or not all(isinstance(s, str) for s in stops):
-            raise _type_error("stop", "TYPE_STRING", stop)
+            raise type_error("stop", "TYPE_STRING", stop)
         if stops:
             config["stopSequences"] = stops
     config.update(_response_format(body.get("response_format")))
@@ -447,28 +447,28 @@ def _response_format(fmt: Any) -> dict[str, Any]:
     raise bad("response_format.type: must be text, json_object or json_schema.")
 
 
-def _google(body: dict[str, Any]) -> dict[str, Any]:
+def google_options(body: dict[str, Any]) -> dict[str, Any]:
     """Gemini's own options: `extra_body.google` (as the openai SDKs send extra_body={"extra_body": ...})."""
     extra = body.get("extra_body")
     google = extra.get("google") if isinstance(extra, dict) else body.get("google")
     if extra is not None and not isinstance(extra, dict):
-        raise _type_error("extra_body", "TYPE_MESSAGE", extra)
+        raise type_error("extra_body", "TYPE_MESSAGE", extra)
     if google is None:
         return {}
     if not isinstance(google, dict):
-        raise _type_error("extra_body.google", "TYPE_MESSAGE", google)
+        raise type_error("extra_body.google", "TYPE_MESSAGE", google)
     return google
 
 
 def _thinking(body: dict[str, Any], model: str) -> dict[str, Any]:
-    given = _google(body).get("thinking_config", _google(body).get("thinkingConfig"))
+    given = google_options(body).get("thinking_config", google_options(body).get("thinkingConfig"))
     effort = body.get("reasoning_effort")
     if given is not None and effort is not None:
         raise bad("reasoning_effort and thinking_config cannot both be set.")
     if given is not None:
         if not isinstance(given, dict):
-            raise _type_error("extra_body.google.thinking_config", "TYPE_MESSAGE", given)
-        return {_camel(k): v for k, v in given.items()}
+            raise type_error("extra_body.google.thinking_config", "TYPE_MESSAGE", given)
+        return {camel(k): v for k, v in given.items()}
     if effort is None:
         return {}
     if not isinstance(effort, str) or effort not in _BUDGETS:
@@ -487,8 +487,8 @@ class Embed:
 
 
 def embeddings(raw: dict[str, Any]) -> Embed:
-    body = {_snake(k): v for k, v in raw.items()}
-    unknown = [k for k in raw if _snake(k) not in ("model", "input", "dimensions", "encoding_format", "user")]
+    body = {snake(k): v for k, v in raw.items()}
+    unknown = [k for k in raw if snake(k) not in ("model", "input", "dimensions", "encoding_format", "user")]
     if unknown:
         raise errors.payload_violations([errors.unknown_name(k, "") for k in unknown])
     model = model_name(body)
@@ -498,7 +498,7 @@ def embeddings(raw: dict[str, Any]) -> Embed:
     texts = [given] if isinstance(given, str) else given
     if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
         raise bad("input: must be a string or a non-empty list of strings.")
-    dims = _integer(body, "dimensions")
+    dims = integer(body, "dimensions")
     if dims is not None and not 1 <= dims <= MAX_DIMENSIONS:
         raise bad(f"dimensions: must be between 1 and {MAX_DIMENSIONS}.")
     fmt = body.get("encoding_format", "float")
