@@ -249,7 +249,9 @@ def vcr_interactions(data: bytes) -> list[VcrInteraction]:
     """The interactions of a VCR.py cassette."""
     import yaml  # type: ignore[import-untyped]  # the `yaml` extra: only the import tools and corpus tests
 
-    loaded = yaml.safe_load(data) or {}
+    # libyaml's loader when the wheel has it: the same documents, ten times faster than the pure-Python one
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loaded = yaml.load(data, Loader=loader) or {}  # noqa: S506 (a safe loader)
     out = []
     for index, item in enumerate(loaded.get("interactions") or []):
         req, resp = item["request"], item["response"]
