@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from array import array
+from itertools import groupby
 
 RATE = 24_000  # samples a second
 SAMPLE_BYTES = 2  # 16-bit
@@ -38,25 +39,40 @@ def speak(text: str, voice: str = "", use_espeak: bool = True) -> bytes:
 
 
 def synthetic(text: str, voice: str = "") -> bytes:
-    """A deterministic waveform: a voiced tone per character, its pitch from the character and the voice."""
+    """A deterministic waveform: a voiced tone per character, its pitch from the character and the voice.
+
+    Each character is one hump of `per_letter` samples that starts and ends silent, so its samples depend only
+    on its pitch: one hump is computed per distinct pitch (at most 32) and the answer is their concatenation,
+    which keeps two minutes of audio at a few milliseconds of CPU instead of a Python step per sample."""
     samples = int(duration_for(text) * RATE)
     shift = int.from_bytes(hashlib.blake2b(voice.encode(), digest_size=2).digest(), "big") % 60
     letters = text or " "
     per_letter = max(1, samples // max(1, len(letters)))
-    out = array("h", bytes(samples * SAMPLE_BYTES))
-    phase = 0.0
-    for i in range(samples):
-        char = letters[min(len(letters) - 1, i // per_letter)]
+    humps: dict[int, bytes] = {}
+    silence = bytes(per_letter * SAMPLE_BYTES)
+
+    def hump(char: str) -> bytes:
         if char.isspace():
-            phase = 0.0
-            continue
-        pitch = _VOICE_PITCH + shift + (ord(char) % 32) * 4.0
-        phase += 2.0 * math.pi * pitch / RATE
-        envelope = math.sin(math.pi * (i % per_letter) / per_letter)
-        out[i] = int(9000 * envelope * math.sin(phase))
-    if sys.byteorder == "big":
-        out.byteswap()
-    return out.tobytes()
+            return silence
+        key = ord(char) % 32
+        if (made := humps.get(key)) is None:
+            step = 2.0 * math.pi * (_VOICE_PITCH + shift + key * 4.0) / RATE
+            wave = array(
+                "h",
+                (int(9000 * math.sin(math.pi * j / per_letter) * math.sin(step * (j + 1))) for j in range(per_letter)),
+            )
+            if sys.byteorder == "big":
+                wave.byteswap()
+            made = humps[key] = wave.tobytes()
+        return made
+
+    whole, rest = divmod(samples, per_letter)
+    last = len(letters) - 1
+    spoken = letters[:whole] + letters[last] * max(0, whole - len(letters))  # the character of each hump
+    out = [hump(char) * len(tuple(run)) for char, run in groupby(spoken)]
+    if rest:
+        out.append(hump(letters[min(last, whole)])[: rest * SAMPLE_BYTES])
+    return b"".join(out)
 
 
 def seconds_of(pcm: bytes) -> float:
