@@ -66,8 +66,14 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         "chunk-boundaries",
         "streamGenerateContent",
-        "Each chunk leaves as its own piece as soon as it is produced (replayed streams keep the recorded cuts)",
-        ("tests/engines/test_engine_seam.py::test_chunks_are_written_as_produced", REPLAY + "[developer/sse-thought"),
+        "Each chunk leaves as soon as it is produced; chunks ready at the same moment leave in one piece, a delayed "
+        "chunk on its own and on time (replayed streams keep the recorded cuts)",
+        (
+            "tests/engines/test_engine_seam.py::test_chunks_are_written_as_produced",
+            "tests/wire/test_sending.py::test_ready_events_leave_together",
+            "tests/wire/test_sending.py::test_delayed_events_leave_on_time",
+            REPLAY + "[developer/sse-thought",
+        ),
         ("developer/sse-thought-summaries",),
     ),
     Claim(

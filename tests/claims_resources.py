@@ -175,4 +175,135 @@ CLAIMS_BATCHES = (
     ),
 )
 
-RESOURCE_CLAIMS = [*CLAIMS, *CLAIMS_BATCHES]
+# File search stores (the `fsearch` helper, issue 16)
+CLAIMS_FILE_SEARCH = [
+    Claim(
+        "file-search-stores-crud",
+        "POST|GET /{v}/fileSearchStores, GET|DELETE /{v}/fileSearchStores/{id}",
+        "fileSearchStores create (name derived from the display name: [a-z0-9] cut at 27, a dash, 12 random), get, "
+        "list in pages, delete; a store with documents is refused without force (400 FAILED_PRECONDITION 'Cannot "
+        "delete non-empty FileSearchStore') and removed with force=True",
+        (
+            "tests/wire/resources/test_file_search.py::test_create_get_list_delete",
+            "tests/wire/resources/test_file_search.py::test_upload_poll_documents_and_force_delete",
+            "tests/stores/test_file_search_store.py",
+        ),
+        source="pydantic-ai cassettes test_google_model_file_search_*.yaml (production 2025-11, 2026-07); "
+        "python-genai#1774 (the non-empty errors)",
+    ),
+    Claim(
+        "file-search-upload",
+        "POST /upload/{v}/fileSearchStores/{id}:uploadToFileSearchStore",
+        "google-genai's upload_to_file_search_store: start answered with X-Goog-Upload-URL on the same path, the "
+        "finalize answered final with the operation {name: .../upload/operations/D, response: "
+        "UploadToFileSearchStoreResponse{parent, documentName, mimeType, sizeBytes}} and no done; polled through "
+        "operations.get until done (sync and async); the document is then STATE_ACTIVE",
+        (
+            "tests/wire/resources/test_file_search.py::test_upload_poll_documents_and_force_delete",
+            "tests/wire/resources/test_file_search.py::test_async_upload_and_poll",
+            "tests/sdk/test_js_matrix.py::test_js_sdk[genai-file-search.test.mjs]",
+        ),
+        source="pydantic-ai cassettes (start and finalize); the poll's done answer is best-known",
+        divergence="the operation's schedule (operation_delay_ms) is the emulator's",
+    ),
+    Claim(
+        "file-search-import",
+        "POST /{v}/fileSearchStores/{id}:importFile",
+        "A Files API file imported as a document (ImportFileOperation polled until done, response parent and "
+        "documentName); another key's or an unknown file is the Files API's 403",
+        ("tests/wire/resources/test_file_search.py::test_import_a_files_api_file",),
+        source="google-genai 3.6.1 file_search_stores.import_file; the answer's shape is best-known",
+    ),
+    Claim(
+        "file-search-documents",
+        "GET /{v}/fileSearchStores/{id}/documents[/{doc}], DELETE .../documents/{doc}",
+        "Documents listed, got (name, displayName, customMetadata, updateTime, createTime, state, sizeBytes, "
+        "mimeType) and deleted (force for one with chunks, else 'Cannot delete non-empty Document')",
+        ("tests/wire/resources/test_file_search.py::test_upload_poll_documents_and_force_delete",),
+        source="REST reference (Documents); python-genai#1774",
+    ),
+    Claim(
+        "file-search-isolation",
+        "fileSearchStores/*",
+        "Another key's store is not visible: get, delete, documents, upload and a fileSearch tool naming it get "
+        "403 PERMISSION_DENIED 'You do not have permission to access the FileSearchStore {id} or it may not exist.'",
+        (
+            "tests/wire/resources/test_file_search.py::test_another_key_sees_nothing",
+            "tests/wire/resources/test_file_search_generate.py::test_unknown_and_other_keys_stores_are_refused",
+        ),
+        source="best-known: the Files API's wording (no capture of production's)",
+        divergence="the wording is a guess",
+    ),
+    Claim(
+        "file-search-grounding",
+        "POST /{v}/models/{m}:generateContent|streamGenerateContent with tools[].fileSearch",
+        "The answer draws on the stored documents (the best-matching sentences quoted) and groundingMetadata cites "
+        "them: groundingChunks[].retrievedContext {title?, text, fileSearchStore, customMetadata?}, "
+        "groundingSupports {segment (bytes, startIndex absent at 0), groundingChunkIndices}; on the last streamed "
+        "chunk; toolUsePromptTokenCount in usage; a scripted text answer is grounded in the same chunks",
+        (
+            "tests/wire/resources/test_file_search_generate.py::test_the_answer_quotes_and_cites_the_document",
+            "tests/wire/resources/test_file_search_generate.py::test_the_wire_spells_it_as_production",
+            "tests/wire/resources/test_file_search_generate.py::test_streamed_the_last_chunk_carries_the_grounding",
+            "tests/wire/resources/test_file_search_generate.py::test_a_scripted_answer_is_grounded_in_the_retrieved_chunks",
+            "tests/wire/resources/test_file_search_generate.py::test_async_generate_is_grounded",
+            "tests/sdk/test_js_matrix.py::test_js_sdk[genai-file-search.test.mjs]",
+        ),
+        source="pydantic-ai cassettes test_google_model_file_search_tool[_stream].yaml and "
+        "..._grounding_gemini_3[True].yaml (key order, segments, usage)",
+        divergence="retrieval is word overlap, not semantic; title's place is best-known",
+    ),
+    Claim(
+        "file-search-metadata-filter",
+        "tools[].fileSearch.metadataFilter",
+        "A metadataFilter of AND-joined comparisons picks documents by their custom metadata; an unreadable one "
+        "is a 400",
+        ("tests/wire/resources/test_file_search_generate.py::test_a_metadata_filter_picks_documents",),
+        source="best-known: the guide's filter examples (AIP-160 subset)",
+        divergence="only comparisons joined by AND",
+    ),
+    Claim(
+        "file-search-bad-requests",
+        "fileSearchStores/*",
+        "Malformed store, upload, import and document requests get a 4xx envelope (unknown names, mistyped "
+        "values, bad force, bad chunking, forged upload ids), never a 5xx",
+        (
+            "tests/wire/resources/test_file_search.py::test_bad_requests_get_envelopes",
+            "tests/wire/resources/test_file_search.py::test_bad_document_requests",
+            "tests/fuzz/test_schemathesis.py",
+        ),
+        source="emulator hardening; field checks as validate.py does them",
+    ),
+    Claim(
+        "file-search-cassettes-replay",
+        "fileSearchStores/*, generateContent with fileSearch",
+        "The four recorded production exchanges (create, resumable upload start and finalize, generate and stream "
+        "with fileSearch, a second turn echoing server-side tool parts, delete with force=True) replayed against "
+        "the emulator get the recorded statuses, upload headers, content types and key sets (key order for the "
+        "raw streams); an uploaded document is searchable at once, as the cassettes need",
+        ("tests/wire/resources/test_file_search_captures.py::test_the_cassette_replays_with_production_shapes",),
+        source="pydantic-ai cassettes test_google_model_file_search_tool[_stream].yaml, "
+        "..._grounding_gemini_3[True|False].yaml",
+    ),
+    Claim(
+        "file-search-server-side-invocations",
+        "generateContent with fileSearch and toolConfig.includeServerSideToolInvocations",
+        "The answer reports the search as a toolCall part then a toolResponse part (toolType FILE_SEARCH, one "
+        "8-character id, the thought signature first), an event each when streamed, then the text",
+        (
+            "tests/wire/resources/test_file_search_generate.py::test_server_side_invocations_as_the_gemini_3_capture_shows",
+        ),
+        source="pydantic-ai cassette test_google_model_file_search_grounding_gemini_3[True].yaml (raw stream)",
+    ),
+    Claim(
+        "file-search-scripted-states",
+        "PUT /__emulator/fileSearchStores/state",
+        "A document can be made to fail (its operation done with the scripted error, the store's "
+        "failedDocumentsCount) or stay STATE_PENDING (its operation held) until set STATE_ACTIVE",
+        ("tests/wire/resources/test_file_search.py::test_scripted_document_states",),
+        source="emulator scripting (the Files API's PUT /__emulator/files/state, for documents)",
+        divergence="emulator-only admin endpoint",
+    ),
+]
+
+RESOURCE_CLAIMS = [*CLAIMS, *CLAIMS_BATCHES, *CLAIMS_FILE_SEARCH]
