@@ -136,3 +136,64 @@ VEO_CLAIMS = (
         divergence="the MP4 is a valid container without decodable frames",
     ),
 )
+
+# JPEG output, the OpenAI-compatible images/generations and @google/genai's media calls (the `mediax` helper)
+IMAGEN = "tests/wire/media/test_imagen.py::"
+OPENAI_IMAGES = "tests/wire/test_openai_images.py::"
+JS = "tests/sdk/test_js_matrix.py::test_js_sdk[genai-media.test.mjs]"
+
+MEDIAX_CLAIMS = [
+    Claim(
+        "imagen-jpeg",
+        ":predict (Imagen)",
+        "parameters.outputOptions {mimeType: image/jpeg, compressionQuality} answers real baseline JPEGs of "
+        "Imagen's size at the asked quality (default 75); another type or a quality outside 0-100 is a 400",
+        (
+            IMAGEN + "test_generate_images_as_jpeg",
+            IMAGEN + "test_jpeg_on_developer_rest_and_bad_output_options",
+            IMAGEN + "test_upscale_a_jpeg",
+            "tests/media/test_jpeg.py::test_decodes_to_the_asked_size",
+            "tests/media/test_jpeg.py::test_quality_quantises",
+        ),
+        source="google-genai 3.6.1 models.py _GenerateImagesConfig_to_vertex (outputOptions); Vertex Imagen docs",
+        divergence="the picture is the emulator's own (flat blocks with one shading); refusal texts are guesses",
+    ),
+    Claim(
+        "image-out-jpeg",
+        "generateContent / streamGenerateContent",
+        "imageConfig.imageOutputOptions {mimeType: image/jpeg, compressionQuality} answers an inlineData "
+        "image/jpeg of the asked aspect ratio, counted as an image in the usage",
+        (MEDIA + "test_vertex_image_output_options_answer_a_jpeg",),
+        source="google-genai 3.6.1 models.py _ImageConfig_to_vertex (imageOutputOptions; the SDK refuses it "
+        "on the Developer API)",
+        divergence="served on the Developer API too: production's answer there is not captured",
+    ),
+    Claim(
+        "openai-images-generations",
+        "POST /v1beta/openai/images/generations",
+        "client.images.generate: Imagen models through :predict and Gemini image models through generateContent "
+        "(the same engine, scripts and journal), n, size (nearest aspect ratio), response_format b64_json/url, "
+        "extra_body aspect_ratio/generation_config; other fields ignored; errors list-wrapped",
+        (
+            OPENAI_IMAGES + "test_imagen_as_the_guide_calls_it",
+            OPENAI_IMAGES + "test_size_and_aspect_ratio",
+            OPENAI_IMAGES + "test_gemini_image_model_through_generate_content",
+            OPENAI_IMAGES + "test_scripted_images_and_url_format",
+            OPENAI_IMAGES + "test_unknown_model_and_text_model",
+            OPENAI_IMAGES + "test_bad_bodies_are_400s_in_the_surface_shape",
+            OPENAI_IMAGES + "test_fields_production_ignores_are_ignored_and_a_missing_key_is_refused",
+        ),
+        source="ai.google.dev/gemini-api/docs/openai 'Generate an image' (2025 and 2026-06-22 versions); "
+        "best-known: no capture of this path",
+    ),
+    Claim(
+        "genai-js-media",
+        "generateContent IMAGE/AUDIO, :predict, :predictLongRunning, interactions, computeTokens",
+        "@google/genai 3: image output, TTS, generateImages/editImage/upscaleImage, generateVideos polled to "
+        "done (Vertex), interactions chained and streamed, computeTokens consistent with countTokens",
+        (JS,),
+        source="the SDK's own calls over real sockets",
+    ),
+]
+
+MEDIA_CLAIMS = MEDIA_CLAIMS + tuple(MEDIAX_CLAIMS)

@@ -47,7 +47,10 @@ def vertex(gemini_shared: Gemini) -> genai.Client:
 
 def _developer(gemini: Gemini, method: str, body: dict[str, object]) -> httpx.Response:
     return httpx.post(
-        f"{gemini.url}/v1beta/models/{MODEL}:{method}", json=body, headers={"x-goog-api-key": gemini.api_key}
+        f"{gemini.url}/v1beta/models/{MODEL}:{method}",
+        json=body,
+        headers={"x-goog-api-key": gemini.api_key},
+        timeout=60,  # a batch of 100 answers ~300,000 floats: over httpx's 5 s default on a machine at load 18
     )
 
 
