@@ -306,4 +306,76 @@ CLAIMS_FILE_SEARCH = [
     ),
 ]
 
-RESOURCE_CLAIMS = [*CLAIMS, *CLAIMS_BATCHES, *CLAIMS_FILE_SEARCH]
+# Files without bytes, Vertex batch prediction jobs, litellm and llama-index (the `resx` helper, issue 16)
+CLAIMS_RESX = [
+    Claim(
+        "files-metadata-only-create",
+        "POST /{v}/files",
+        'The media.upload metadata URI makes a File record without bytes and answers {"file": File} with no '
+        "sizeBytes and no sha256Hash; names, display names and MIME types are checked as for an upload",
+        (
+            "tests/wire/resources/test_files_create_register.py::test_metadata_only_create_makes_a_file_without_bytes",
+            "tests/wire/resources/test_files_create_register.py::"
+            "test_metadata_only_create_with_a_name_an_empty_body_and_refusals",
+        ),
+        source="best-known: the media.upload reference (metadata URI); no capture",
+        divergence="production's handling of a metadata-only File is undocumented; the emulator keeps it usable",
+    ),
+    Claim(
+        "files-register",
+        "POST /{v}/files:register",
+        'google-genai files.register_files: {"uris": [gs://...]} answered {"files": [File]} with source REGISTERED, '
+        "in the API key's namespace; without a bearer token a 401 UNAUTHENTICATED CREDENTIALS_MISSING",
+        (
+            "tests/wire/resources/test_files_create_register.py::"
+            "test_sdk_register_files_makes_registered_files_for_the_key",
+            "tests/wire/resources/test_files_create_register.py::test_sdk_register_files_async",
+            "tests/wire/resources/test_files_create_register.py::test_register_needs_an_oauth_token_and_gs_uris",
+            "tests/wire/resources/test_files_create_register.py::test_a_registered_file_is_another_keys_403",
+        ),
+        source="google-genai 3.6.1 files.py (_register_files, register_files); RegisterFilesResponse type",
+        divergence="Cloud Storage is not read: MIME type from the extension, no size or hash, empty bytes",
+    ),
+]
+
+CLAIMS += [
+    Claim(
+        "vertex-batch-prediction-jobs",
+        "POST|GET|DELETE /{v}/projects/{p}/locations/{l}/batchPredictionJobs[/{id}[:cancel]]",
+        "google-genai in Vertex mode creates (Cloud Storage or BigQuery source), gets, lists (newest first, pages), "
+        "cancels and deletes batch prediction jobs; JOB_STATE_* walk the namespace's batch schedule; a SUCCEEDED "
+        "job's outputInfo names the destination",
+        (
+            "tests/wire/resources/test_prediction_jobs.py::test_gcs_job_walks_to_succeeded_with_output_info",
+            "tests/wire/resources/test_prediction_jobs.py::test_bigquery_job_list_cancel_delete",
+            "tests/wire/resources/test_prediction_jobs.py::"
+            "test_a_failed_schedule_fails_the_job_and_another_key_sees_nothing",
+            "tests/wire/resources/test_prediction_jobs.py::test_bad_creates_are_400s_and_keys_are_refused",
+        ),
+        source="best-known: google-genai 3.6.1 batches.py (_BatchJob_from_vertex); BatchPredictionJob reference",
+        divergence="inputs in Cloud Storage/BigQuery are not read: no item is answered; outputInfo points at an "
+        "empty destination",
+    ),
+]
+
+CLAIMS += [
+    Claim(
+        "llama-index-files",
+        "POST /upload/{v}/files, generateContent fileData, DELETE /{v}/files/{id}",
+        "llama-index-llms-google-genai (file_mode=fileapi, http_options base_url) uploads an image through the Files "
+        "API, sends it as fileData and deletes it; the emulator journals and answers each step",
+        ("tests/sdk/test_py_extras.py::test_llama_index_image_through_the_files_api",),
+        source="llama-index-llms-google-genai 0.11.3 utils.chat_message_to_gemini",
+    ),
+    Claim(
+        "litellm-cache-limitation",
+        "POST /{v}/cachedContents (not reached)",
+        "litellm 1.77.7 raises before any request when context caching is used with a custom api_base; plain "
+        "completions through api_base work",
+        ("tests/sdk/test_py_extras.py::test_litellm_context_caching_fails_inside_litellm_with_a_custom_base",),
+        source="litellm 1.77.7 vertex_llm_base._check_custom_proxy (model required, not passed by context caching)",
+        divergence="no litellm cache test is possible with this release",
+    ),
+]
+
+RESOURCE_CLAIMS = [*CLAIMS, *CLAIMS_BATCHES, *CLAIMS_FILE_SEARCH, *CLAIMS_RESX]
