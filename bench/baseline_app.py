@@ -1,10 +1,9 @@
 """The benchmark's baseline: a bare Starlette app answering the emulator's URLs with pre-built bytes.
 
 It serves what the emulator serves (same headers, a realistic generateContent body, 4 SSE events, a countTokens
-answer)
-but does no work per request beyond draining the request body, so the emulator's throughput divided
-by this one's is the cost of the emulator's own code. It is run by uvicorn with the options the
-emulator's `serve` command passes to `uvicorn.run`, read from emulator/cli.py so they cannot drift.
+answer, the resumable upload's steps) but does no work per request beyond draining the request body, so the
+emulator's throughput divided by this one's is the cost of the emulator's own code. It is run by uvicorn with the
+options the emulator's `serve` command passes to `uvicorn.run`, read from emulator/cli.py so they cannot drift.
 
     python bench/baseline_app.py --port 8081
 """
@@ -98,12 +97,31 @@ async def stream(request: Request) -> Response:
     return StreamingResponse(events(), headers=headers)
 
 
+UPLOAD_PATH = "/upload/v1beta/files"
+UPLOAD_ANSWER = json.dumps({"file": {"name": "files/bench", "mimeType": "application/octet-stream"}}, indent=2).encode()
+
+
+async def upload(request: Request) -> Response:
+    """The resumable upload protocol's two steps, reduced to reading the body: `start` answers with an upload URL
+    back to this server, each chunk is read whole (`await request.body()`, as Starlette apps do) and answered
+    `active`, or `final` with a File for `upload, finalize` (issue 16's throughput baseline)."""
+    await request.body()
+    command = request.headers.get("x-goog-upload-command", "")
+    if command == "start":
+        url = f"http://{request.headers['host']}{UPLOAD_PATH}?upload_id=bench&upload_protocol=resumable"
+        return Response(b"", headers={"x-goog-upload-url": url, "x-goog-upload-status": "active"})
+    if "finalize" in command:
+        return Response(UPLOAD_ANSWER, media_type="application/json", headers={"x-goog-upload-status": "final"})
+    return Response(b"", headers={"x-goog-upload-status": "active"})
+
+
 app = Starlette(
     routes=[
         Route("/__emulator/health", health, methods=["GET"]),
         Route(MODEL_PATH + ":generateContent", generate, methods=["POST"]),
         Route(MODEL_PATH + ":streamGenerateContent", stream, methods=["POST"]),
         Route(MODEL_PATH + ":countTokens", count_tokens, methods=["POST"]),
+        Route(UPLOAD_PATH, upload, methods=["POST"]),
     ]
 )
 

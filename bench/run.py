@@ -6,7 +6,8 @@ A benchmark, not a test: it prints absolute numbers and ratios, writes bench/res
 non-zero only when the measurement itself failed (a server never ready, a request that did not get a 200).
 Servers: bench/servers.py. Load generators (each run in a process of its own): bench/load.py. Long runs:
 bench/extras.py. `--quick` skips the long runs; `--no-aimock` skips aimock (no node); `--only NAME` runs one long
-run alone (NAME: streams, memory, idle_connections, disconnects, scaling, openai_compat) and updates only its entry in
+run alone (NAME: streams, memory, idle_connections, disconnects, scaling, openai_compat, fixture, resources, live,
+media) and updates only its entry in
 bench/results-latest.json.
 """
 
@@ -24,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import extras
+import live
+import media
+import resources
 import servers
 from extras import COUNT, SSE, UNARY, load, rss_mib
 
@@ -110,6 +114,9 @@ LONG_RUNS = {
     "openai_compat": extras.openai_compat,
     "fixture": extras.fixture_overhead,
 }
+# Long runs in modules of their own (issues 16-18): each has run() -> results and report(results) -> ok.
+MODULE_RUNS = {"resources": resources, "live": live, "media": media}
+LONG_RUNS |= {name: module.run for name, module in MODULE_RUNS.items()}
 
 
 def measure(quick: bool, with_aimock: bool) -> dict[str, Any]:
@@ -247,6 +254,9 @@ def _long_runs(results: dict[str, Any]) -> bool:
             f"(median of 5) -- target <= {f['target_ms_per_test']:g} ms per test, start <= "
             f"{f['target_start_ms']:g} ms: {'PASS' if good else 'FAIL'}"
         )
+    for name, module in MODULE_RUNS.items():
+        if name in results:
+            ok = module.report(results[name]) and ok
     if "scaling" in results:
         sc = results["scaling"]
         print(f"scaling (median of {sc['repeats']} requests per size; O(n) means ~10x per 10x):")
