@@ -1,8 +1,11 @@
-"""What every resource room does alike: who is calling (credential, namespace), paging parameters, JSON answers."""
+"""What every resource room does alike: who is calling (credential, namespace), paging parameters, a cancel's body."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
+import orjson
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors
@@ -27,3 +30,17 @@ def page_size(query: Mapping[str, str], default: int, maximum: int) -> int:
         raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{text}"')])
     size = int(text) if text else default
     return default if size <= 0 else min(size, maximum)
+
+
+def cancel_body(body: dict[str, Any], path: str) -> None:
+    """A cancel's JSON body (read_body made it an object, or `{}` when empty): the request message, whose only
+    field is the `name` the URL already gives; any other name is production's unknown-name 400."""
+    unknown = [errors.unknown_name(field, path) for field in body if field != "name"]
+    if unknown:
+        raise errors.payload_violations(unknown)
+    if "name" in body and not isinstance(body["name"], str):
+        raise errors.payload_violations([errors.invalid_value("name", "TYPE_STRING", _json_text(body["name"]))])
+
+
+def _json_text(value: Any) -> str:
+    return orjson.dumps(value).decode()

@@ -288,4 +288,14 @@ def _file_search_paths(security: list[dict[str, list[str]]]) -> dict[str, Any]:
             "get": _op("fileSearchStores.getDocument", security, document, _ok("Document")),
             "delete": _op("fileSearchStores.deleteDocument", security, [*document, _FORCE], _EMPTY),
         },
+        # An import's and an upload's operations (fileSearchStores.operations.get and
+        # fileSearchStores.upload.operations.get in the reference; the operations room serves both).
+        "/{version}/fileSearchStores/{store}/operations/{operation}": {
+            "get": _op("fileSearchStores.operations.get", security, [_VERSION, _STORE, _OPERATION], _ok("Operation"))
+        },
+        "/{version}/fileSearchStores/{store}/upload/operations/{operation}": {
+            "get": _op(
+                "fileSearchStores.upload.operations.get", security, [_VERSION, _STORE, _OPERATION], _ok("Operation")
+            )
+        },
     }

@@ -117,3 +117,33 @@ def test_bad_creates_are_400s_and_keys_are_refused(gemini_shared: Gemini) -> Non
 
 def _state(client: genai.Client, name: str | None) -> types.JobState | None:
     return client.batches.get(name=name or "").state
+
+
+def test_a_malformed_cancel_body_is_a_400_on_a_real_job(gemini_shared: Gemini) -> None:
+    """The fuzzed document calls a cancel body the request message (`name` only); the fuzzer's ids name no job,
+    so a real one (Vertex and Developer alike) is checked here: what the document refuses, the server refuses."""
+    gemini_shared.batch_schedule(pendingMs=0, hold=True)
+    client = _vertex(gemini_shared)
+    vertex = client.batches.create(model=MODEL, src="gs://b/in.jsonl", config={"dest": "gs://b/out"})
+    developer = gemini_shared.client.batches.create(model=MODEL, src=[{"contents": "Hi"}])
+    auth = {"authorization": f"Bearer {gemini_shared.api_key}"}
+    for url in (
+        f"{gemini_shared.url}/v1beta1/{vertex.name}:cancel",
+        f"{gemini_shared.url}/v1beta/{developer.name}:cancel",
+    ):
+        for body, wording in (
+            (b"[1]", "Root element must be a message"),
+            (b'"x"', "Root element must be a message"),
+            (b"{", "Unexpected token"),
+            (b'{"force": true}', 'Unknown name "force"'),
+            (b'{"name": 5}', "Invalid value at 'name' (TYPE_STRING), 5"),
+        ):
+            answer = httpx.post(url, content=body, headers=auth | {"content-type": "application/json"})
+            assert answer.status_code == 400, (url, body, answer.text)
+            error = answer.json()["error"]
+            assert error["status"] == "INVALID_ARGUMENT" and wording in error["message"], (url, body)
+        for body in (b"", b"{}"):  # what the SDK sends, and no body at all
+            answer = httpx.post(url, content=body, headers=auth | {"content-type": "application/json"})
+            assert answer.status_code == 200 and answer.json() == {}, (url, body)
+    assert _state(client, vertex.name) == types.JobState.JOB_STATE_CANCELLED
+    assert gemini_shared.client.batches.get(name=developer.name or "").state == types.JobState.JOB_STATE_CANCELLED
