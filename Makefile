@@ -71,7 +71,7 @@ SDK_MATRIX := build/sdk-matrix
 sdk-matrix: $(STAMP)  ## every SDK × call (Python and Node), then docs/sdk-matrix.md regenerated from the results
 	rm -rf $(SDK_MATRIX) && mkdir -p $(SDK_MATRIX)
 	SDK_MATRIX_RESULTS=$(SDK_MATRIX) $(BIN)/pytest -q --junitxml=$(SDK_MATRIX)/python.xml \
-		tests/sdk/test_sdk_matrix_*.py tests/sdk/test_js_matrix.py; status=$$?; \
+		tests/sdk/test_sdk_matrix_*.py tests/sdk/test_py_extras.py tests/sdk/test_js_matrix.py; status=$$?; \
 	$(BIN)/python tools/gen_sdk_matrix.py $(SDK_MATRIX) > $(SDK_MATRIX)/sdk-matrix.md && \
 		mv $(SDK_MATRIX)/sdk-matrix.md docs/sdk-matrix.md && exit $$status
 

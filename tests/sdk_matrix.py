@@ -2,8 +2,9 @@
 tests/js/harness.mjs), what its zero-config answers must satisfy, and the journal checks that show what the SDK
 really sent.
 
-A matrix test is named `test_<call>[<SDK label>]` in a `tests/test_sdk_matrix_*.py` module: tools/gen_sdk_matrix.py
-reads the cells of docs/sdk-matrix.md from those names.
+A matrix test is named `test_<call>[<SDK label>]` in a `tests/sdk/test_sdk_matrix_*.py` module (or
+tests/sdk/test_py_extras.py): tools/gen_sdk_matrix.py reads the cells of docs/sdk-matrix.md from those names, the
+`calls` into its first table and the `resource_calls` into its resources table.
 """
 
 from __future__ import annotations
@@ -24,6 +25,22 @@ EMBEDDING_MODEL: str = SPEC["embedding_model"]
 MISSING_MODEL: str = SPEC["missing_model"]
 PROMPTS: dict[str, Any] = SPEC["prompts"]
 WEATHER_RESULT: dict[str, Any] = SPEC["weather_result"]
+
+
+RESOURCE_CALLS: list[str] = SPEC["resource_calls"]
+
+
+def cache_text() -> str:
+    """The text every resource cell caches: over every model's minimum cached token count."""
+    return str(PROMPTS["cache_text"]) * int(SPEC["cache_repeat"])
+
+
+def skip_resource_pending(request: pytest.FixtureRequest) -> None:
+    """As skip_pending, for a cell of the resources table (sdk_matrix.json's `resource_calls`)."""
+    call = request.function.__name__.removeprefix("test_")
+    assert call in RESOURCE_CALLS, f"{request.function.__name__} is not a resource matrix call"
+    if call in PENDING:
+        pytest.skip(PENDING[call])
 
 
 def skip_pending(request: pytest.FixtureRequest) -> None:

@@ -36,6 +36,21 @@ export function matrix(sdk, calls) {
   });
 }
 
+/** Declare the resources-table tests of one SDK: `calls` maps a call of sdk_matrix.json's `resource_calls` to its
+ * test (files, cached contents, batches; docs/sdk-matrix.md's second table). */
+export function resourceMatrix(sdk, calls) {
+  const unknown = Object.keys(calls).filter((call) => !SPEC.resource_calls.includes(call));
+  assert.deepEqual(unknown, [], `not resource matrix calls: ${unknown}`);
+  describe(sdk, () => {
+    for (const call of SPEC.resource_calls.filter((c) => c in calls)) {
+      it(call, { skip: SPEC.pending[call] ?? false }, calls[call]);
+    }
+  });
+}
+
+/** The text every resource cell caches (over every model's minimum cached token count). */
+export const CACHE_TEXT = SPEC.prompts.cache_text.repeat(SPEC.cache_repeat);
+
 /** Zero-config arguments of a forced get_weather call: valid against its declaration (one string, `city`). */
 export function assertWeatherArgs(args) {
   assert.deepEqual(Object.keys(args), ['city']);
