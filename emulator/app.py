@@ -7,7 +7,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from gemini_emulator.admin.api import PREFIX, Admin, load_script_file
@@ -24,6 +24,7 @@ from gemini_emulator.wire.media import imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import batches, caches, prediction_jobs
 from gemini_emulator.wire.resources import dispatch as rooms
+from gemini_emulator.wire.sending import Stream
 
 log = logging.getLogger("gemini_emulator")
 
@@ -135,8 +136,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         except Exception:  # never a stack trace to the client
             log.exception("unexpected failure on %s %s", incoming.method, path)
             response = handlers.error_response(errors.internal())
-        if isinstance(response, StreamingResponse):
-            response.body_iterator = journal.tee(record, response.status_code, response.body_iterator)
+        if isinstance(response, Stream):
+            response.tap = journal.tap(record, response.status_code)
         else:
             journal.finish(record, response.status_code, bytes(response.body))
         return response

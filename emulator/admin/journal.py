@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter, defaultdict, deque
-from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from time import monotonic
@@ -196,6 +196,30 @@ class Record:
         }
 
 
+class Tap:
+    """One streamed body on its way into its record: its first MiB kept as sent, media elided piece by piece."""
+
+    __slots__ = ("_journal", "_record", "_status", "_sent", "_size", "_ended")
+
+    def __init__(self, journal: Journal, record: Record, status: int) -> None:
+        self._journal, self._record, self._status = journal, record, status
+        self._sent: list[bytes] = []
+        self._size = 0
+        self._ended = False
+
+    def add(self, piece: bytes) -> None:
+        if self._size < MAX_RESPONSE_TEXT:
+            kept = elide_media(piece)
+            self._sent.append(kept)
+            self._size += len(kept)
+
+    def end(self, complete: bool) -> None:
+        """The body is over (`complete`: it ended cleanly); only the first call counts."""
+        if not self._ended:
+            self._ended = True
+            self._journal.finish(self._record, self._status, b"".join(self._sent), complete)
+
+
 class Journal:
     """A bounded, thread-safe list of records (module docstring: what is evicted, and when)."""
 
@@ -262,23 +286,10 @@ class Journal:
         if not self._bytes[record.namespace]:
             del self._bytes[record.namespace]
 
-    async def tee(
-        self, record: Record, status: int, pieces: AsyncIterable[bytes | str | memoryview]
-    ) -> AsyncIterator[bytes | str | memoryview]:
-        """Pass a streamed body through, journaling it as it was sent (complete only if it ended cleanly)."""
-        sent: list[bytes] = []
-        size = 0
-        complete = False
-        try:
-            async for piece in pieces:
-                if size < MAX_RESPONSE_TEXT:
-                    kept = elide_media(piece if isinstance(piece, bytes) else _as_bytes(piece))
-                    sent.append(kept)
-                    size += len(kept)
-                yield piece
-            complete = True
-        finally:
-            self.finish(record, status, b"".join(sent), complete)
+    def tap(self, record: Record, status: int) -> Tap:
+        """What journals a streamed body as it is sent (emulator/wire/sending.py's Stream feeds it each piece):
+        complete only if the body ended cleanly."""
+        return Tap(self, record, status)
 
     def query(
         self,
@@ -340,8 +351,3 @@ class Journal:
                 else:
                     self._records.pop(record.id, None)
             self._finished.pop(namespace, None)
-
-
-def _as_bytes(piece: str | memoryview) -> bytes:
-    """A streamed piece that is not bytes (Starlette allows str and memoryview; ours are all bytes)."""
-    return piece.encode() if isinstance(piece, str) else bytes(piece)

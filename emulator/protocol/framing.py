@@ -8,8 +8,7 @@ error after it keeps the 200 and appends production's raw pretty `{"error": ...}
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 from gemini_emulator.protocol import printers
 from gemini_emulator.protocol.errors import ApiError
@@ -40,26 +39,65 @@ def array_error(error: ApiError) -> bytes:
     return _ARRAY_OPEN + printers.indented(error.envelope()) + _ARRAY_CLOSE
 
 
-async def sse(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+class Framer(Protocol):
+    """How one stream's response bodies become its pieces of bytes, one piece per body (the stream's own pieces:
+    a fault cuts or drops the body at them). Plain calls, not a generator per stream: emulator/wire/faults.py
+    drives them."""
+
+    def first(self, body: dict[str, Any]) -> bytes: ...
+
+    def next(self, body: dict[str, Any]) -> bytes: ...
+
+    def failed(self, error: ApiError) -> tuple[bytes, ...]:
+        """What ends the body when the answer fails after its first piece."""
+        ...
+
+    def end(self) -> tuple[bytes, ...]:
+        """What ends the body when the answer ends normally."""
+        ...
+
+
+class _Sse:
     """SSE body: every chunk an event; a failure after the first chunk becomes the error tail."""
-    yield sse_event(first)
-    try:
-        async for chunk in rest:
-            yield sse_event(chunk)
-    except ApiError as error:
-        yield error_tail(error)
+
+    @staticmethod
+    def first(body: dict[str, Any]) -> bytes:
+        return _SSE_PREFIX + printers.line(body) + _SSE_END
+
+    next = first
+
+    @staticmethod
+    def failed(error: ApiError) -> tuple[bytes, ...]:
+        return (error_tail(error),)
+
+    @staticmethod
+    def end() -> tuple[bytes, ...]:
+        return ()
 
 
-async def json_array(first: dict[str, Any], rest: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
+class _JsonArray:
     """JSON-array body, written element by element as chunks arrive."""
-    yield _ARRAY_OPEN + printers.indented(first)
-    try:
-        async for chunk in rest:
-            yield _ARRAY_SEP + printers.indented(chunk)
-    except ApiError as error:
+
+    @staticmethod
+    def first(body: dict[str, Any]) -> bytes:
+        return _ARRAY_OPEN + printers.indented(body)
+
+    @staticmethod
+    def next(body: dict[str, Any]) -> bytes:
+        return _ARRAY_SEP + printers.indented(body)
+
+    @staticmethod
+    def failed(error: ApiError) -> tuple[bytes, ...]:
         # Not captured from production; the array stays parseable and the SDKs see an error element.
-        yield _ARRAY_SEP + printers.indented(error.envelope())
-    yield _ARRAY_CLOSE
+        return (_ARRAY_SEP + printers.indented(error.envelope()), _ARRAY_CLOSE)
+
+    @staticmethod
+    def end() -> tuple[bytes, ...]:
+        return (_ARRAY_CLOSE,)
+
+
+sse: Framer = _Sse()
+json_array: Framer = _JsonArray()
 
 
 class DropConnection(Exception):

@@ -120,7 +120,24 @@ def pretty(obj: Any) -> bytes:
 
 def line(obj: Any) -> bytes:
     """SSE payload: one line, `": "` after keys, bare `,` between members."""
-    return _escape(_BREAKS.sub(b"", _dumps(obj)))
+    compact = _compact(obj)
+    # In compact JSON a `":` is a key's closing quote and its colon, unless the quote is escaped (`\\":`) or
+    # opens a string that starts with a colon (first, or after `:`, `,`, `[` or `{`). Without those, a space after
+    # every `":` is exactly production's form; with them (or a key ending in one of those characters: the test
+    # is conservative), the indented form with its line breaks removed is.
+    if b':":' in compact.translate(_SUSPECTS) or compact.startswith(b'":'):
+        return _escape(_BREAKS.sub(b"", _dumps(obj)))
+    return _escape(compact.replace(b'":', b'": '))
+
+
+_SUSPECTS = bytes.maketrans(b"\\,[{", b"::::")  # what may precede a `":` that is not a key's end, as ":"
+
+
+def _compact(obj: Any) -> bytes:
+    kind = type(obj)
+    if kind is float or ((kind is dict or kind is list) and holds_float(obj)):
+        obj = _doubles(obj)
+    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
 
 
 def canonical(obj: Any) -> bytes:

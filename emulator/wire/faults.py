@@ -18,19 +18,19 @@ engine raising an ApiError after its first chunks, which the framers write as pr
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.responses import Response
 
-from gemini_emulator.protocol.framing import DropConnection
+from gemini_emulator.protocol.errors import ApiError
+from gemini_emulator.protocol.framing import DropConnection, Framer
 from gemini_emulator.seam import DROP, TRUNCATE, Fault
 from gemini_emulator.wire.sending import Body, Stream
 
 # A streamed response body and the fault of the chunk it was built from; None for the body of a chunk whose
 # fault sends nothing of it (Fault.before_chunk).
 Built = tuple[dict[str, Any] | None, Fault | None]
-Framer = Callable[[dict[str, Any], AsyncIterator[dict[str, Any]]], AsyncIterator[bytes]]
 
 
 def unary(content: bytes, headers: dict[str, str], fault: Fault | None) -> Response:
@@ -42,21 +42,42 @@ def unary(content: bytes, headers: dict[str, str], fault: Fault | None) -> Respo
     return Stream(_cut(_once(content), _Breaks(at_byte=fault.at_byte or 0)), headers)
 
 
-def streamed(frame: Framer, first: Built, rest: AsyncIterator[Built]) -> AsyncIterator[bytes]:
-    """The stream `frame` writes for `first` and `rest`, broken where the chunks' faults say."""
+def streamed(framer: Framer, first: Built, rest: AsyncIterator[Built]) -> AsyncIterator[bytes]:
+    """The stream `framer` writes for `first` and `rest`, broken where the chunks' faults say."""
     breaks = _Breaks()
     breaks.note(first[1])
-
-    async def bodies() -> AsyncIterator[dict[str, Any]]:
-        async for body, fault in rest:
-            breaks.note(fault)
-            if body is None:
-                return
-            yield body
-
     if first[0] is None:  # the very first chunk sends nothing of the body
         return _dropped()
-    return _cut(frame(first[0], bodies()), breaks)
+    return _framed(framer, first[0], rest, breaks)
+
+
+async def _framed(
+    framer: Framer, first: dict[str, Any], rest: AsyncIterator[Built], breaks: _Breaks
+) -> AsyncIterator[bytes]:
+    """One generator for framing and faults: each body framed into its piece, each piece let through `breaks`."""
+    yield breaks.admit(framer.first(first))
+    if breaks.ending:
+        breaks.end()
+        return
+    try:
+        async for body, fault in rest:
+            breaks.note(fault)
+            if body is None:  # a chunk whose fault sends nothing of it: the body ends here
+                break
+            yield breaks.admit(framer.next(body))
+            if breaks.ending:
+                breaks.end()
+                return
+        tail = framer.end()
+    except ApiError as error:
+        tail = framer.failed(error)
+    for piece in tail:
+        yield breaks.admit(piece)
+        if breaks.ending:
+            breaks.end()
+            return
+    if breaks.drop_now or breaks.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
+        raise DropConnection
 
 
 class _Breaks:
@@ -66,6 +87,8 @@ class _Breaks:
         self.at_byte = at_byte  # close the connection once the body reaches this many bytes
         self.truncate_next = False  # send the next piece cut in half, then end the body normally
         self.drop_now = False  # close the connection before sending anything more
+        self.sent = 0  # bytes let through so far
+        self.ending = ""  # after the piece just let through: "end" the body normally, or "drop" the connection
 
     def note(self, fault: Fault | None) -> None:
         if fault is None:
@@ -77,20 +100,31 @@ class _Breaks:
         elif fault.kind == DROP:
             self.at_byte = fault.at_byte
 
+    def admit(self, piece: bytes) -> bytes:
+        """What of `piece` is sent (`ending` then says whether the body stops after it)."""
+        if self.drop_now:
+            raise DropConnection
+        if self.truncate_next:
+            self.ending = "end"
+            return piece[: len(piece) // 2]
+        if self.at_byte is not None and self.sent + len(piece) >= self.at_byte:
+            self.ending = "drop"
+            return piece[: self.at_byte - self.sent]
+        self.sent += len(piece)
+        return piece
+
+    def end(self) -> None:
+        """After the piece that ends the body: the connection is closed for a drop."""
+        if self.ending == "drop":
+            raise DropConnection
+
 
 async def _cut(pieces: AsyncIterator[bytes], breaks: _Breaks) -> AsyncIterator[bytes]:
-    sent = 0
     async for piece in pieces:
-        if breaks.drop_now:
-            raise DropConnection
-        if breaks.truncate_next:
-            yield piece[: len(piece) // 2]
+        yield breaks.admit(piece)
+        if breaks.ending:
+            breaks.end()
             return
-        if breaks.at_byte is not None and sent + len(piece) >= breaks.at_byte:
-            yield piece[: breaks.at_byte - sent]
-            raise DropConnection
-        sent += len(piece)
-        yield piece
     if breaks.drop_now or breaks.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
         raise DropConnection
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Generator
 from functools import lru_cache
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -44,15 +44,25 @@ class Body(Response):
         self.raw_headers = [*_encoded(tuple(headers.items())), (b"content-length", b"%d" % len(content))]
 
 
+class Tap(Protocol):
+    """What sees each piece of a streamed body as it is produced (the journal: admin/journal.py), and its end."""
+
+    def add(self, piece: bytes) -> None: ...
+
+    def end(self, complete: bool) -> None: ...
+
+
 class Stream(StreamingResponse):
     """A streamed answer, each piece sent as it is produced. When the client hangs up, producing stops: the
-    task is cancelled wherever it waits (a scripted delay, a held stream), like Starlette's StreamingResponse."""
+    task is cancelled wherever it waits (a scripted delay, a held stream), like Starlette's StreamingResponse.
+    `tap` (when set) is handed every piece, then told whether the pieces ended cleanly (complete) or not."""
 
     def __init__(self, pieces: AsyncIterator[bytes], headers: dict[str, str], status: int = 200) -> None:
         self.body_iterator = pieces
         self.status_code = status
         self.background = None
         self.raw_headers = encode_headers(headers)
+        self.tap: Tap | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         task = asyncio.current_task()
@@ -67,6 +77,7 @@ class Stream(StreamingResponse):
                 task.cancel()
 
         pieces = cast(AsyncIterator[Any], self.body_iterator)
+        tap = self.tap
         ready: list[bytes] = []  # pieces produced and not yet sent
         size = 0
         try:
@@ -77,6 +88,8 @@ class Stream(StreamingResponse):
                     pending = step.send(None)
                 except StopIteration as done:  # ready at once
                     piece = _as_bytes(done.value)
+                    if tap is not None:
+                        tap.add(piece)
                     ready.append(piece)
                     size += len(piece)
                     if size >= BATCH_BYTES:
@@ -84,6 +97,8 @@ class Stream(StreamingResponse):
                         ready, size = [], 0
                     continue
                 except StopAsyncIteration:
+                    if tap is not None:
+                        tap.end(True)
                     break
                 except BaseException:  # what was ready still leaves first (a requested drop cuts after it)
                     if ready:
@@ -103,7 +118,11 @@ class Stream(StreamingResponse):
                 try:
                     piece = _as_bytes(await resumed)
                 except StopAsyncIteration:
+                    if tap is not None:
+                        tap.end(True)
                     break
+                if tap is not None:
+                    tap.add(piece)
                 ready.append(piece)
                 size += len(piece)
             await send({"type": "http.response.body", "body": b"".join(ready), "more_body": False})
@@ -115,6 +134,8 @@ class Stream(StreamingResponse):
             finished = True
             if watch is not None:
                 watch.cancel()
+            if tap is not None:
+                tap.end(False)  # a no-op after the clean end
 
 
 BATCH_BYTES = 64 * 1024  # ready pieces sent together up to this size (a file download is not read into one)

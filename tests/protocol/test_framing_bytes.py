@@ -23,6 +23,7 @@ from httpx_sse import EventSource, connect_sse
 
 from gemini_emulator.protocol import framing, printers
 from gemini_emulator.protocol.errors import ApiError
+from gemini_emulator.wire import faults
 
 import corpus as captures
 
@@ -32,17 +33,19 @@ MIN_FIREBASE_BODIES = 17
 MID_STREAM = "vertexai/streaming-failure-error-mid-stream.txt"
 
 
-async def _chunks(items: list[dict[str, Any]], error: ApiError | None = None) -> AsyncIterator[dict[str, Any]]:
+async def _chunks(items: list[dict[str, Any]], error: ApiError | None = None) -> AsyncIterator[faults.Built]:
     for item in items:
         await asyncio.sleep(0)
-        yield item
+        yield item, None
     if error is not None:
         raise error
 
 
-def _frame(framer: Any, items: list[dict[str, Any]], error: ApiError | None = None) -> bytes:
+def _frame(framer: framing.Framer, items: list[dict[str, Any]], error: ApiError | None = None) -> bytes:
+    """The body `framer` writes for these chunks, as the wire drives it (emulator/wire/faults.py, no fault)."""
+
     async def run() -> list[bytes]:
-        return [piece async for piece in framer(items[0], _chunks(items[1:], error))]
+        return [piece async for piece in faults.streamed(framer, (items[0], None), _chunks(items[1:], error))]
 
     return b"".join(asyncio.run(run()))
 

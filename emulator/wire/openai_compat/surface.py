@@ -11,8 +11,6 @@ key on the native API. The journal keeps a chat completion as the native request
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
-from functools import partial
 from typing import Any
 
 import orjson
@@ -135,7 +133,7 @@ async def _chat(
     if first is None:
         first = (builder.build(Chunk(finish_reason="STOP"), final=True, stream=True), None)
     printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)
-    return Stream(faults.streamed(partial(_events, printer=printer), first, bodies), BASE_HEADERS | _SSE_HEADERS)
+    return Stream(faults.streamed(_Events(printer), first, bodies), BASE_HEADERS | _SSE_HEADERS)
 
 
 def _unary(body: dict[str, Any], chunk: Chunk) -> Response:
@@ -149,16 +147,22 @@ def _is_final(native: dict[str, Any]) -> bool:
     return any(isinstance(c, dict) and c.get("finishReason") for c in native.get("candidates") or [])
 
 
-async def _events(
-    first: dict[str, Any], rest: AsyncIterator[dict[str, Any]], printer: printing.ChunkPrinter
-) -> AsyncIterator[bytes]:
-    """The SSE body: one chunk event per native chunk, then `data: [DONE]`; a failure after the first event is
-    one error event and the end."""
-    yield printing.sse_event(printer.chunk(first, _is_final(first)))
-    try:
-        async for native in rest:
-            yield printing.sse_event(printer.chunk(native, _is_final(native)))
-    except errors.ApiError as error:
-        yield printing.stream_error(error)
-        return
-    yield printing.DONE
+class _Events:
+    """The SSE body (a framing.Framer): one chunk event per native chunk, then `data: [DONE]`; a failure after the
+    first event is one error event and the end."""
+
+    def __init__(self, printer: printing.ChunkPrinter) -> None:
+        self.printer = printer
+
+    def first(self, native: dict[str, Any]) -> bytes:
+        return printing.sse_event(self.printer.chunk(native, _is_final(native)))
+
+    next = first
+
+    @staticmethod
+    def failed(error: errors.ApiError) -> tuple[bytes, ...]:
+        return (printing.stream_error(error),)
+
+    @staticmethod
+    def end() -> tuple[bytes, ...]:
+        return (printing.DONE,)
