@@ -176,7 +176,10 @@ class ResponseBuilder:
             if vertex and not stream and one.finish_reason and not (one.grounding or self.server_tools):
                 candidate = _with_avg_logprobs(candidate, self.fingerprint, one.index)
             candidates.append(candidate)
-            engine_data += (ordered, one.safety_ratings, one.grounding, one.usage)
+            for part in ordered:  # a plain text part holds no float: only other parts are searched
+                if len(part) != 1 or type(part.get("text")) is not str:
+                    engine_data.append(part)
+            engine_data += (one.safety_ratings or (), one.grounding or (), one.usage or ())
         floats = printers.holds_float(engine_data) or (vertex and not stream)
         body: dict[str, Any] = {} if floats else printers.FloatFree()
         if chunk.block_reason is None:
@@ -326,21 +329,30 @@ def _override(usage: dict[str, Any], given: dict[str, Any] | None, order: tuple[
     return _ordered(merged, order)
 
 
-_ORDER_KEYS: dict[tuple[str, ...], frozenset[str]] = {}
+_LAYOUTS: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def _ordered(values: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
     """`values` in production's key order, unknown keys last; zero counts and absent values omitted, as
-    proto3 JSON omits them (wire-facts §6: no candidatesTokenCount before any candidate token)."""
-    known = {}
-    for key in order:
-        value = values.get(key)
+    proto3 JSON omits them (wire-facts §6: no candidatesTokenCount before any candidate token). Answers repeat
+    a few key sets: each set's layout is worked out once."""
+    given = tuple(values)
+    layout = _LAYOUTS.get((given, order))
+    if layout is None:
+        named = frozenset(order)
+        layout = (tuple(k for k in order if k in values), tuple(k for k in given if k not in named))
+        if len(_LAYOUTS) >= 1024:
+            _LAYOUTS.clear()
+        _LAYOUTS[(given, order)] = layout
+    known, unknown = layout
+    out = {}
+    for key in known:
+        value = values[key]
         if value is not None and value != 0:
-            known[key] = value
-    keys = _ORDER_KEYS.get(order) or _ORDER_KEYS.setdefault(order, frozenset(order))
-    if values.keys() - keys:  # keys production's order does not name (rare): last, as given
-        known |= {k: v for k, v in values.items() if k not in keys}
-    return known
+            out[key] = value
+    for key in unknown:  # keys production's order does not name (rare): last, as given, zeros kept
+        out[key] = values[key]
+    return out
 
 
 def count_tokens(backend: str, usage: Usage) -> dict[str, Any]:
