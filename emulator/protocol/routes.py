@@ -353,6 +353,11 @@ _ROOM_RULES += [
         re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE}/documents/{_SEG})$"),
         "fileSearchStores.deleteDocument",
     ),
+    (  # DownloadMedia: a media document's bytes (google-genai file_search_stores.download_media)
+        frozenset({"GET", "HEAD"}),
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<name>{_STORE}/media/{_SEG})$"),
+        "fileSearchStores.downloadMedia",
+    ),
 ]
 
 

@@ -90,6 +90,12 @@ def derived_id(display_name: str) -> str:
     return f"{stem or new_id()}-{new_id()}"
 
 
+def is_media(mime_type: str) -> bool:
+    """Whether a document is a media one, kept whole and cited with a `mediaId` (production's multimodal file
+    search: images; best-known)."""
+    return mime_type.partition(";")[0].strip().lower().startswith("image/")
+
+
 def extract_text(data: bytes, mime_type: str) -> str:
     """The text retrieval reads from a document's first bytes."""
     head = data[:MAX_TEXT_BYTES]
@@ -162,10 +168,20 @@ class Document:
     forced_state: str = ""  # "STATE_PENDING" (held) or "STATE_FAILED" (set through the admin API)
     error: dict[str, Any] | None = None  # a failed document's google.rpc.Status
     operation: str = ""  # the name of the operation that made it
+    media: bytes | None = None  # a media document's whole bytes (is_media), served as its media blob
 
     @property
     def id(self) -> str:
         return self.name.rpartition("/")[2]
+
+    @property
+    def media_name(self) -> str:
+        """Its media blob's name, `fileSearchStores/S/media/ID` (the blob id is the document's: best-known), or ""
+        for a document without one."""
+        if self.media is None:
+            return ""
+        store, _, _ = self.name.partition("/documents/")
+        return f"{store}/media/{self.id}"
 
     @property
     def state(self) -> str:
@@ -368,6 +384,7 @@ class FileSearchStores:
         forced: tuple[str, dict[str, Any] | None] | None = None,
         operation: str = "",
         prepared: Prepared | None = None,
+        media: bytes | None = None,
     ) -> Document:
         """A new document of `data` (the first bytes of it, when `size` says it was longer; `prepared`: its
         chunks and index, made beforehand); StoreFull past the budget."""
@@ -395,6 +412,7 @@ class FileSearchStores:
                 clock=self.clock,
                 source=source,
                 operation=operation,
+                media=media,
             )
             if forced is not None:
                 doc.forced_state, doc.error = forced
@@ -425,6 +443,17 @@ class FileSearchStores:
             doc = store.documents.get(name)
         if doc is None:
             raise document_not_found(name)
+        return doc
+
+    def media_document(self, namespace: str, name: str) -> Document:
+        """The document whose media blob is `name` (`fileSearchStores/S/media/ID`): another key's or an unknown
+        store is production's 403, an unknown blob (or a document without one) a 404."""
+        store_name, _, blob = name.partition("/media/")
+        store = self.require(namespace, store_name)
+        with self._lock:
+            doc = store.documents.get(f"{store.name}/documents/{blob}")
+        if doc is None or doc.media is None:
+            raise errors.ApiError(404, f"Media {name} not found.")
         return doc
 
     def documents(

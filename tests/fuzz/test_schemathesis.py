@@ -160,6 +160,7 @@ _SAMPLE = {
     "file": "abc",
     "store": "abc",
     "document": "abc",
+    "blob": "abc",
 }
 # Operations ids (unique in the document) served by another room's verb: a store's operations are the operations room's.
 _ROOM_ALIASES = {

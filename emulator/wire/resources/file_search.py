@@ -26,6 +26,7 @@ from starlette.responses import Response
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors, framing, printers
+from gemini_emulator.protocol.headers import BASE_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores import file_search as fs
 from gemini_emulator.stores.files import Spool, UploadSession
@@ -171,6 +172,14 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
     if verb == "deleteDocument":
         stores.delete_document(namespace, target.name, _force(request.query))
         return json_response({})
+    if verb == "downloadMedia":  # DownloadMedia, `GET /{v}/{name=fileSearchStores/*/media/*}?alt=media`
+        doc = stores.media_document(namespace, target.name)
+        if request.query.get("alt") != "media":
+            raise errors.invalid_argument("gemini-emulator: a file search store's media is downloaded with alt=media.")
+        media = doc.media or b""
+        return Response(
+            media, headers=BASE_HEADERS | {"content-type": doc.mime_type, "content-length": str(len(media))}
+        )
     raise errors.not_implemented(f"the {target.method} method")
 
 
@@ -308,9 +317,11 @@ async def _store_upload(
 ) -> dict[str, Any]:
     """The uploaded bytes as a document of the store, its operation made; the upload's first answer."""
     size = spool.size
-    data = ctx.files.drain(spool, fs.MAX_TEXT_BYTES)  # only the text is kept; the bytes go back to the budget
+    media = fs.is_media(plan["mimeType"])  # a media document is kept whole; of the others only the text
+    data = ctx.files.drain(spool, fs.MAX_DOCUMENT_BYTES if media else fs.MAX_TEXT_BYTES)  # the rest: back to budget
     ctx.file_search.check_room(namespace, store_name, size)
-    prepared = await asyncio.to_thread(fs.prepare, data, plan["mimeType"], *plan["chunking"])  # off the loop
+    text = data[: fs.MAX_TEXT_BYTES]
+    prepared = await asyncio.to_thread(fs.prepare, text, plan["mimeType"], *plan["chunking"])  # off the loop
     store = ctx.file_search.check_room(namespace, store_name, size)  # still there, still with room
     doc_id = fs.derived_id(plan["displayName"])
     response = {
@@ -325,7 +336,20 @@ async def _store_upload(
     op_name = f"{store.name}/upload/operations/{doc_id}"
     forced = ctx.file_search.take_next(namespace)
     op = _operation(ctx, namespace, op_name, response, 0.0, forced)
-    _add(ctx, namespace, op.name, store.name, plan, size, doc_id, op.ready_at, "", forced, prepared)
+    _add(
+        ctx,
+        namespace,
+        op.name,
+        store.name,
+        plan,
+        size,
+        doc_id,
+        op.ready_at,
+        "",
+        forced,
+        prepared,
+        data if media else None,
+    )
     return {"name": op.name, "response": response}
 
 
@@ -362,6 +386,7 @@ def _add(
     source: str,
     forced: tuple[str, dict[str, Any] | None] | None,
     prepared: fs.Prepared,
+    media: bytes | None = None,
 ) -> None:
     words, overlap = plan["chunking"]
     if forced is not None and forced[0] == "STATE_FAILED":
@@ -383,6 +408,7 @@ def _add(
             forced=forced,
             operation=op_name,
             prepared=prepared,
+            media=media,
         )
     except BaseException as failure:
         ctx.operations.remove(namespace, op_name)
@@ -420,8 +446,9 @@ async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace:
         "customMetadata": metadata,
         "chunking": chunking,
     }
-    head = bytearray()
-    for piece in ctx.files.iter_bytes(stored):
+    media = ctx.files.read(stored) if fs.is_media(stored.mime_type) else None  # a media document is kept whole
+    head = bytearray(media[: fs.MAX_TEXT_BYTES] if media is not None else b"")
+    for piece in ctx.files.iter_bytes(stored) if media is None else ():
         head += piece[: fs.MAX_TEXT_BYTES - len(head)]
         if len(head) >= fs.MAX_TEXT_BYTES:
             break
@@ -431,7 +458,20 @@ async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace:
     response = {"@type": IMPORT_RESPONSE, "parent": store.name, "documentName": f"{store.name}/documents/{doc_id}"}
     forced = ctx.file_search.take_next(namespace)
     op = _operation(ctx, namespace, f"{store.name}/operations/{doc_id}", response, None, forced)
-    _add(ctx, namespace, op.name, store.name, plan, stored.size, doc_id, op.ready_at, stored.name, forced, prepared)
+    _add(
+        ctx,
+        namespace,
+        op.name,
+        store.name,
+        plan,
+        stored.size,
+        doc_id,
+        op.ready_at,
+        stored.name,
+        forced,
+        prepared,
+        media,
+    )
     return {"name": op.name}
 
 

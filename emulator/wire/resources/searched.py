@@ -3,7 +3,8 @@ named stores must be the caller's (else production's 403, best-known wording as 
 active documents that share the most words with the last user turn are retrieved (stores/file_search.py `search`)
 and handed to the engine as `GenerateRequest.retrieved`, each one a groundingChunk's `retrievedContext` as
 production prints it: `title` (the document's display name, when it has one), `text`, `fileSearchStore`,
-`customMetadata` (when the document has any) — the key order of the captured stream (pydantic-ai cassette
+`customMetadata` (when the document has any), `mediaId` (a media document's blob, `fileSearchStores/S/media/ID`;
+its place and the blob id best-known) — the key order of the captured stream (pydantic-ai cassette
 test_google_model_file_search_grounding_gemini_3[True].yaml); title first is best-known.
 
 `metadataFilter` takes the AIP-160 subset the guide's examples use: comparisons `key = "text"`, `key != "text"`,
@@ -64,6 +65,8 @@ def retrieve(
             context["fileSearchStore"] = hit.store
             if hit.document.custom_metadata:
                 context["customMetadata"] = [dict(m) for m in hit.document.custom_metadata]
+            if hit.document.media_name:  # a media document's blob, for file_search_stores.download_media
+                context["mediaId"] = hit.document.media_name
             retrieved.append(context)
     return retrieved
 

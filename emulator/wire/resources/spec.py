@@ -23,6 +23,7 @@ _DOCUMENT = {
     "required": True,
     "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"},
 }
+_BLOB = {"name": "blob", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"}}
 _FORCE = {"name": "force", "in": "query", "schema": {"enum": ["true", "false", "True", "False"]}}
 _PAGE = [
     {"name": "pageSize", "in": "query", "schema": {"type": "string", "pattern": r"^(-?[0-9]{1,9})?$"}},
@@ -287,6 +288,14 @@ def _file_search_paths(security: list[dict[str, list[str]]]) -> dict[str, Any]:
         "/{version}/fileSearchStores/{store}/documents/{document}": {
             "get": _op("fileSearchStores.getDocument", security, document, _ok("Document")),
             "delete": _op("fileSearchStores.deleteDocument", security, [*document, _FORCE], _EMPTY),
+        },
+        "/{version}/fileSearchStores/{store}/media/{blob}": {
+            "get": _op(
+                "fileSearchStores.downloadMedia",
+                security,
+                [_VERSION, _STORE, _BLOB, {"name": "alt", "in": "query", "schema": {"enum": ["media"]}}],
+                {"description": "A media document's bytes (its own content type)", "content": {"*/*": {"schema": {}}}},
+            )
         },
         # An import's and an upload's operations (fileSearchStores.operations.get and
         # fileSearchStores.upload.operations.get in the reference; the operations room serves both).
