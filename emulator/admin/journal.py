@@ -59,9 +59,15 @@ _MEDIA_VALUE = re.compile(
 )
 
 
+# Every base64 character as "a", anything else as " ": a body without MEDIA_MIN_CHARS "a"s in a row holds no media
+# value, which this finds faster than the pattern can (most bodies: text answers, short prompts).
+_BASE64_RUN = bytes(0x61 if re.fullmatch(rb"[A-Za-z0-9+/_=-]", bytes([c])) else 0x20 for c in range(256))
+_LONG_RUN = b"a" * MEDIA_MIN_CHARS
+
+
 def elide_media(body: bytes) -> bytes:
     """`body` with every long base64 media value replaced by its decoded size."""
-    if len(body) < MEDIA_MIN_CHARS or b'"' not in body:
+    if len(body) < MEDIA_MIN_CHARS or b'"' not in body or _LONG_RUN not in body.translate(_BASE64_RUN):
         return body
     return _MEDIA_VALUE.sub(lambda m: m[1] + b'<%d bytes of base64 media>"' % _decoded_size(m[2]), body)
 
