@@ -363,18 +363,73 @@ CLAIMS += [
         "llama-index-files",
         "POST /upload/{v}/files, generateContent fileData, DELETE /{v}/files/{id}",
         "llama-index-llms-google-genai (file_mode=fileapi, http_options base_url) uploads an image through the Files "
-        "API, sends it as fileData and deletes it; the emulator journals and answers each step",
-        ("tests/sdk/test_py_extras.py::test_llama_index_image_through_the_files_api",),
+        "API (resumable start, upload + finalize), sends it as fileData and deletes it; the emulator journals and "
+        "answers each step",
+        (
+            "tests/sdk/test_py_extras.py::test_files_upload[llama-index-llms-google-genai (Python)]",
+            "tests/sdk/test_py_extras.py::test_files_use[llama-index-llms-google-genai (Python)]",
+            "tests/sdk/test_py_extras.py::test_files_delete[llama-index-llms-google-genai (Python)]",
+        ),
         source="llama-index-llms-google-genai 0.11.3 utils.chat_message_to_gemini",
     ),
     Claim(
-        "litellm-cache-limitation",
-        "POST /{v}/cachedContents (not reached)",
-        "litellm 1.77.7 raises before any request when context caching is used with a custom api_base; plain "
-        "completions through api_base work",
-        ("tests/sdk/test_py_extras.py::test_litellm_context_caching_fails_inside_litellm_with_a_custom_base",),
-        source="litellm 1.77.7 vertex_llm_base._check_custom_proxy (model required, not passed by context caching)",
-        divergence="no litellm cache test is possible with this release",
+        "llama-index-cached-content",
+        "generateContent with cachedContent",
+        "llama-index GoogleGenAI(cached_content=NAME) sends cachedContent and reads the emulator's "
+        "cachedContentTokenCount from usage (the cache made with google-genai)",
+        ("tests/sdk/test_py_extras.py::test_cache_use[llama-index-llms-google-genai (Python)]",),
+        source="llama-index-llms-google-genai 0.11.3 base.py (cached_content)",
+    ),
+    Claim(
+        "litellm-context-caching",
+        "GET|POST /v1beta/cachedContents, generateContent with cachedContent",
+        "litellm 1.110.2 with api_base: a cache_control system message makes litellm list cachedContents, create one "
+        "(the message as system_instruction) and generate with cachedContent; cached_tokens = cachedContentTokenCount",
+        (
+            "tests/sdk/test_py_extras.py::test_cache_create[litellm (Python)]",
+            "tests/sdk/test_py_extras.py::test_cache_use[litellm (Python)]",
+        ),
+        source="litellm 1.110.2 vertex_ai_context_caching (collection_endpoint under api_base; 1.77.7-1.108.x could "
+        "not: 1.77.7 raised, 1.106.12/1.108.0 built {api_base}/models/M:cachedContents)",
+    ),
+    Claim(
+        "litellm-files",
+        "POST /upload/v1beta/files, generateContent file_data, DELETE /v1beta/files/{id}",
+        "litellm create_file(custom_llm_provider=gemini, api_base) speaks the resumable upload; a file part whose uri "
+        "is on production's host goes out as file_data and resolves to the caller's file; file_delete deletes",
+        (
+            "tests/sdk/test_py_extras.py::test_files_upload[litellm (Python)]",
+            "tests/sdk/test_py_extras.py::test_files_use[litellm (Python)]",
+            "tests/sdk/test_py_extras.py::test_files_delete[litellm (Python)]",
+        ),
+        source="litellm 1.110.2 llms/gemini/files, vertex_ai/gemini/transformation.process_gemini_media",
+        divergence="with the emulator's own http:// file uri litellm downloads the file as an image URL instead: "
+        "name the file by production's uri",
+    ),
+    Claim(
+        "batch-cancel-bodies",
+        "POST .../batchPredictionJobs/{id}:cancel, POST /{v}/batches/{id}:cancel",
+        "A cancel's body is the cancel request (name only): empty or {} accepted; not an object, unknown names or a "
+        "mistyped name are the usual 400s (Vertex and Developer)",
+        ("tests/wire/resources/test_prediction_jobs.py::test_a_malformed_cancel_body_is_a_400_on_a_real_job",),
+        source="best-known: proto JSON transcoding of CancelBatchPredictionJobRequest / CancelBatchRequest",
+    ),
+    Claim(
+        "file-search-media",
+        "GET /{v}/fileSearchStores/{s}/media/{id}?alt=media",
+        "An image document is kept whole; its retrieved chunks carry retrievedContext.mediaId "
+        "(fileSearchStores/S/media/ID) and download_media serves its bytes with its MIME type (uploaded or "
+        "imported); another key's store is the store's 403, a missing blob 404, no alt=media 400",
+        (
+            "tests/wire/resources/test_file_search_media.py::"
+            "test_an_image_document_is_cited_with_its_media_and_downloads_whole",
+            "tests/wire/resources/test_file_search_media.py::test_an_imported_image_keeps_its_bytes",
+            "tests/wire/resources/test_file_search_media.py::test_another_keys_media_is_403_and_a_missing_blob_404",
+        ),
+        source="google-genai 3.6.1 file_search_stores.download_media (GET /{name=fileSearchStores/*/media/*}), "
+        "types.RetrievedContext.media_id, tests/file_search_stores/test_multimodal_flow.py",
+        divergence="best-known: blob id = document id, mediaId's key position, the 404 wording; images retrieved by "
+        "their printable runs (no image understanding)",
     ),
 ]
 
