@@ -3,17 +3,22 @@
 
 Real speech through espeak-ng when it is on the PATH; otherwise a deterministic waveform whose length follows the
 text (about 15 characters a second, as speech runs): the same text always gives the same bytes. Both are bounded:
-at most MAX_SECONDS of audio, and espeak-ng gets a few seconds before the waveform is used instead.
+at most MAX_SECONDS of audio, and espeak-ng gets a few seconds before the waveform is used instead. Answers are
+kept in a small cache (CACHE_ENTRIES, CACHE_BYTES) keyed by text, voice and voice source, so a scripted line
+spoken again costs nothing; `speak_now` says whether speech can be had without running a program.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import os
 import shutil
 import subprocess
 import sys
+import threading
 from array import array
+from collections import OrderedDict
 from itertools import groupby
 
 RATE = 24_000  # samples a second
@@ -24,6 +29,8 @@ CHARS_PER_SECOND = 15.0
 MAX_SECONDS = 120.0  # what one answer carries at most (5.76 MB)
 _ESPEAK_TIMEOUT = 5.0
 _VOICE_PITCH = 140.0  # Hz of the synthetic voice
+CACHE_ENTRIES = 256  # answers kept by `speak`
+CACHE_BYTES = 32 << 20  # and at most this much PCM in all
 
 
 def duration_for(text: str) -> float:
@@ -32,10 +39,66 @@ def duration_for(text: str) -> float:
 
 
 def speak(text: str, voice: str = "", use_espeak: bool = True) -> bytes:
-    """PCM for `text` (24 kHz, 16-bit LE, mono); `voice` changes the synthetic voice's pitch."""
-    if use_espeak and (pcm := _espeak(text)) is not None:
+    """PCM for `text` (24 kHz, 16-bit LE, mono); `voice` changes the synthetic voice's pitch. Runs espeak-ng when
+    it is installed (a subprocess: call this from a thread then); the same text and voice give the same object
+    back while it is cached."""
+    program = _espeak_program() if use_espeak else None
+    key = (text, voice, program)
+    if (pcm := _CACHE.get(key)) is not None:
         return pcm
-    return synthetic(text, voice)
+    made = _espeak(program, text) if program else None
+    pcm = synthetic(text, voice) if made is None else made
+    _CACHE.put(key, pcm)
+    return pcm
+
+
+def speak_now(text: str, voice: str = "") -> bytes | None:
+    """`speak(text, voice)` when it needs no program run (cached, or the synthetic voice: a few ms of CPU at most,
+    fine on an event loop); None when espeak-ng would have to run."""
+    program = _espeak_program()
+    if program is None or not text.strip():
+        return speak(text, voice)
+    return _CACHE.get((text, voice, program))
+
+
+class _Cache:
+    """A least-recently-used map of answers, bounded in entries and bytes; safe across threads."""
+
+    def __init__(self, entries: int, size: int) -> None:
+        self.entries, self.size, self.held = entries, size, 0
+        self.data: OrderedDict[tuple[str, str, str | None], bytes] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, str | None]) -> bytes | None:
+        with self.lock:
+            pcm = self.data.get(key)
+            if pcm is not None:
+                self.data.move_to_end(key)
+            return pcm
+
+    def put(self, key: tuple[str, str, str | None], pcm: bytes) -> None:
+        if len(pcm) > self.size // 4:  # a long answer would push out many short ones
+            return
+        with self.lock:
+            if key in self.data:
+                return
+            self.data[key] = pcm
+            self.held += len(pcm)
+            while len(self.data) > self.entries or self.held > self.size:
+                self.held -= len(self.data.popitem(last=False)[1])
+
+
+_CACHE = _Cache(CACHE_ENTRIES, CACHE_BYTES)
+_found: tuple[str | None, str | None] = ("\0", None)  # (PATH, espeak-ng found on it)
+
+
+def _espeak_program() -> str | None:
+    """espeak-ng's path, looked up again only when PATH changes."""
+    global _found
+    path = os.environ.get("PATH")
+    if _found[0] != path:
+        _found = (path, shutil.which("espeak-ng"))
+    return _found[1]
 
 
 def synthetic(text: str, voice: str = "") -> bytes:
@@ -80,10 +143,9 @@ def seconds_of(pcm: bytes) -> float:
     return len(pcm) / (RATE * SAMPLE_BYTES)
 
 
-def _espeak(text: str) -> bytes | None:
-    """espeak-ng's speech for `text` resampled to 24 kHz, or None when it is not installed or fails."""
-    program = shutil.which("espeak-ng")
-    if program is None or not text.strip():
+def _espeak(program: str, text: str) -> bytes | None:
+    """espeak-ng's speech for `text` resampled to 24 kHz, or None when it fails."""
+    if not text.strip():
         return None
     try:
         done = subprocess.run(

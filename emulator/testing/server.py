@@ -12,7 +12,7 @@ import uvicorn
 from gemini_emulator import tls
 from gemini_emulator.app import create_app
 from gemini_emulator.config import Settings
-from gemini_emulator.runtime import event_loop, http_protocol
+from gemini_emulator.runtime import LeanWebSockets, event_loop, http_protocol
 from gemini_emulator.seam import Engine, ScriptBook
 
 
@@ -83,7 +83,8 @@ def serve_in_thread(app: Any, host: str, port: int, **options: Any) -> tuple[uvi
         access_log=False,
         server_header=False,
         lifespan="off",
-        **{"http": http_protocol(), "loop": event_loop(), **options},  # options may name another stack
+        # options may name another stack
+        **{"http": http_protocol(), "loop": event_loop(), "ws": LeanWebSockets, **options},
     )
     server = uvicorn.Server(config)
     # uvicorn listens for signals only on the main thread (Server.capture_signals): this thread never does.

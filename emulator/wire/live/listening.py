@@ -18,6 +18,7 @@ SPEECH_RMS = 500.0  # about -36 dBFS: a quiet voice is louder, digital silence a
 DEFAULT_SILENCE_MS = 800  # best-known: production's default end-of-speech silence is not published
 DEFAULT_INPUT_RATE = 16_000  # the Live API's input: audio/pcm;rate=16000 (docs)
 MAX_TURN_SECONDS = 60.0
+_BLOCK = 4096  # samples per math.hypot call
 _RATE = re.compile(r"rate=([0-9]{3,6})")
 
 
@@ -30,12 +31,14 @@ def rate_of(mime_type: str) -> int:
 def level(pcm: bytes) -> float:
     """RMS of 16-bit little-endian samples."""
     usable = len(pcm) - len(pcm) % 2
-    if usable <= 0:
+    if usable <= 0 or pcm.count(0) == len(pcm):  # digital silence, found at C speed
         return 0.0
     samples = array("h", pcm[:usable])
     if sys.byteorder == "big":
         samples.byteswap()
-    return math.sqrt(sum(s * s for s in samples) / len(samples))
+    # sqrt(sum of squares) in C (math.hypot), by blocks so that a long piece is never one huge argument list
+    norms = [math.hypot(*samples[i : i + _BLOCK]) for i in range(0, len(samples), _BLOCK)]
+    return (norms[0] if len(norms) == 1 else math.hypot(*norms)) / math.sqrt(len(samples))
 
 
 class Listener:

@@ -65,7 +65,11 @@ class Session(Turns):
         self.listener = Listener()
         self.activity = False  # between activityStart and activityEnd
         self.idle: asyncio.TimerHandle | None = None
+        self.idle_due = 0.0  # loop time at which the silence timer ends the spoken turn
         self.stopped: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
+        self.serving: asyncio.Task[Any] | None = None  # the task reading the client's messages (run)
+        self.receiving = False  # it is waiting for the next one
+        self.interrupting = False  # `stop` cancelled that wait
         self.received: list[Any] = []
         self.sent: list[bytes] = []
         self.logged_in = self.logged_out = 0
@@ -79,6 +83,7 @@ class Session(Turns):
     # ---- the session's life --------------------------------------------------------------------------------
 
     async def run(self) -> None:
+        self.serving = asyncio.current_task()
         await self.ws.accept()
         try:
             await self._serve()
@@ -137,14 +142,22 @@ class Session(Turns):
         self.record.namespace = self.namespace
 
     async def _next(self) -> tuple[str, dict[str, Any]]:
-        """The next client message, parsed and checked: (its kind, its body with names in lowerCamelCase)."""
-        receiving: asyncio.Future[Any] = asyncio.ensure_future(self.ws.receive())
-        stopped: asyncio.Future[Any] = self.stopped
-        done, _ = await asyncio.wait((receiving, stopped), return_when=asyncio.FIRST_COMPLETED)
-        if stopped in done:
-            receiving.cancel()
+        """The next client message, parsed and checked: (its kind, its body with names in lowerCamelCase).
+
+        Awaited directly (no task and wait per message: a message already queued is taken at once, so a session
+        that fell behind catches up in one go); `stop` cancels the wait, which ends here as its reason."""
+        if self.stopped.done():
             raise self.stopped.result()
-        message = receiving.result()
+        self.receiving = True
+        try:
+            message = await self.ws.receive()
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self.interrupting and task is not None and task.uncancel() == 0:
+                raise self.stopped.result() from None
+            raise
+        finally:
+            self.receiving = False
         if message["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(message.get("code", 1000))
         raw = message.get("text")
@@ -233,8 +246,13 @@ class Session(Turns):
             pass
 
     def stop(self, why: BaseException) -> None:
+        """End the session with `why` (from a turn, a timer): at once when it is waiting for a message, else
+        before it reads the next."""
         if not self.stopped.done():
             self.stopped.set_result(why)
+            if self.receiving and self.serving is not None and not self.interrupting:
+                self.interrupting = True
+                self.serving.cancel()
 
     # ---- client messages ------------------------------------------------------------------------------------
 
@@ -306,10 +324,20 @@ class Session(Turns):
                 await self._audio_turn()
 
     def _arm_idle(self) -> None:
-        """End the spoken turn when no audio has come for the silence duration after speech."""
-        if self.idle is not None:
-            self.idle.cancel()
-        self.idle = asyncio.get_running_loop().call_later(self.listener.silence_ms / 1000, self._spawn_idle_turn)
+        """End the spoken turn when no audio has come for the silence duration after speech. One timer serves
+        many pieces: each moves the deadline, and the timer, when it fires early, waits for the rest."""
+        loop = asyncio.get_running_loop()
+        self.idle_due = loop.time() + self.listener.silence_ms / 1000
+        if self.idle is None:
+            self.idle = loop.call_at(self.idle_due, self._idle_timer)
+
+    def _idle_timer(self) -> None:
+        loop = asyncio.get_running_loop()
+        if loop.time() < self.idle_due - 0.001:  # (a timer may fire up to a clock tick early)
+            self.idle = loop.call_at(self.idle_due, self._idle_timer)
+            return
+        self.idle = None
+        self._spawn_idle_turn()
 
     def _spawn_idle_turn(self) -> None:
         task = asyncio.get_running_loop().create_task(self._idle_turn())
@@ -359,11 +387,13 @@ _TOKEN_REFUSALS = {
 }
 
 
-_URL_SAFE = str.maketrans("-_", "+/")
+_URL_SAFE = bytes.maketrans(b"-_", b"+/")
 
 
 def proto_bytes(text: str) -> bytes:
     """A proto3 JSON `bytes` value: base64 in the standard or the URL-safe alphabet (google-genai sends the
-    latter: _common.encode_unserializable_types), padded or not."""
-    text = text.strip().translate(_URL_SAFE)
-    return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    latter: _common.encode_unserializable_types), padded or not. Strict as b64decode(validate=True) is (a
+    character outside the alphabet, padding inside or too much of it: binascii.Error; not ASCII: ValueError),
+    at about a third of its cost (no regex check, bytes.translate)."""
+    data = text.strip().encode("ascii").translate(_URL_SAFE)
+    return binascii.a2b_base64(data + b"=" * (-len(data) % 4), strict_mode=True)

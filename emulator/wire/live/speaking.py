@@ -14,7 +14,10 @@ import base64
 import hashlib
 import re
 import uuid
+from collections import OrderedDict
 from typing import Any
+
+import orjson
 
 from gemini_emulator.media import audio
 from gemini_emulator.protocol.routes import VERTEX
@@ -44,6 +47,29 @@ def audio_pieces(backend: str, pcm: bytes) -> list[dict[str, Any]]:
         data = base64.b64encode(pcm[start : start + AUDIO_PIECE_BYTES]).decode()
         out.append(model_turn(backend, [{"inlineData": {"mimeType": mime, "data": data}}]))
     return out
+
+
+Prepared = tuple[tuple[str, bytes], ...]  # each message as sent (indented JSON) and as journaled
+PREPARED_ENTRIES = 64  # spoken answers kept ready to send (a script's lines come back every turn)
+_prepared: OrderedDict[tuple[str, int], tuple[bytes, Prepared]] = OrderedDict()
+
+
+def prepared_audio(backend: str, pcm: bytes) -> Prepared:
+    """`audio_pieces(backend, pcm)` serialized for the wire and the journal, kept for the last PREPARED_ENTRIES
+    answers: `pcm` is media.audio.speak's cached object, so an entry is found by its identity (held by the entry,
+    so the id cannot be reused while it is there)."""
+    key = (backend, id(pcm))
+    if (entry := _prepared.get(key)) is not None and entry[0] is pcm:
+        _prepared.move_to_end(key)
+        return entry[1]
+    made = tuple(
+        (orjson.dumps(m, option=orjson.OPT_INDENT_2).decode(), orjson.dumps(summarised(m)))
+        for m in audio_pieces(backend, pcm)
+    )
+    _prepared[key] = (pcm, made)
+    while len(_prepared) > PREPARED_ENTRIES:
+        _prepared.popitem(last=False)
+    return made
 
 
 def content(**fields: Any) -> dict[str, Any]:

@@ -183,17 +183,24 @@ class Turns:
 
     async def _speak(self, text: str, live: dict[str, Any]) -> float:
         """Send `text` as speech (and its transcription when asked for); the seconds sent."""
-        if "audio" in live:  # the script's own audio: sent once, with the first text piece
+        scripted = "audio" in live
+        if scripted:  # the script's own audio: sent once, with the first text piece
             pcm = base64.b64decode(live.pop("audio"))
             live["scriptedAudio"] = True
         elif live.get("scriptedAudio"):
             return 0.0
-        else:
-            pcm = await asyncio.to_thread(audio.speak, text, self._voice())
+        else:  # the synthetic voice (cached) on the loop; espeak-ng, a subprocess, from a thread
+            voice = self._voice()
+            made = audio.speak_now(text, voice)
+            pcm = made if made is not None else await asyncio.to_thread(audio.speak, text, voice)
         if self.setup.get("outputAudioTranscription") is not None and "outputTranscription" not in live:
             await self._send(speaking.transcription("outputTranscription", text))
-        for message in speaking.audio_pieces(self.target.backend, pcm):
-            await self._send(message)
+        if scripted:
+            for message in speaking.audio_pieces(self.target.backend, pcm):
+                await self._send(message)
+        else:
+            for wire, line in speaking.prepared_audio(self.target.backend, pcm):
+                await self._send_ready(wire, line)
         return audio.seconds_of(pcm)
 
     async def _send_calls(self, calls: list[dict[str, Any]], parts: list[dict[str, Any]], seed: str) -> None:
@@ -252,6 +259,12 @@ class Turns:
             await self.ws.send_text(text)
         self._log_out(message)
 
+    async def _send_ready(self, text: str, line: bytes) -> None:
+        """A message already serialized: `text` to the client, `line` (its summary) to the journal."""
+        async with self.send_lock:
+            await self.ws.send_text(text)
+        self._log_line(line)
+
     def _log_in(self, message: Any) -> None:
         if len(self.received) < MAX_LOGGED and self.logged_in < MAX_LOGGED_BYTES:
             kept = speaking.summarised(message, rate=16_000)
@@ -260,7 +273,10 @@ class Turns:
 
     def _log_out(self, message: dict[str, Any]) -> None:
         if len(self.sent) < MAX_LOGGED and self.logged_out < MAX_LOGGED_BYTES:
-            line = orjson.dumps(speaking.summarised(message))
+            self._log_line(orjson.dumps(speaking.summarised(message)))
+
+    def _log_line(self, line: bytes) -> None:
+        if len(self.sent) < MAX_LOGGED and self.logged_out < MAX_LOGGED_BYTES:
             self.logged_out += len(line)
             self.sent.append(line if self.logged_out <= MAX_LOGGED_BYTES else b'{"journalCut":true}')
 
