@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import json
 import math
 import os
@@ -111,8 +112,11 @@ async def _session(port: int, index: int, count: int, seconds: float, start_at: 
                         arrivals.append(now)
                         if len(arrivals) == 1 and ended_speech:
                             out["latencies"].append(now - ended_speech[-1])
-                    if content.get("interrupted"):
+                    if content.get("interrupted"):  # the answer cut short: its pieces are not timed
                         out["interrupted"] += 1
+                        out.setdefault("interrupted_at", []).append(out["turns"])
+                        arrivals = []
+                        marked = False
                     if content.get("turnComplete"):
                         out["turns"] += 1
                         first = arrivals[0] if arrivals else now
@@ -250,6 +254,9 @@ def streaming(
         "interrupted": interrupted,
         "errors": len(failed) + missing + short + interrupted,
         "pieces_sent": pieces,
+        "interrupted_at_turn": sorted(
+            collections.Counter(t for s in every for t in s.get("interrupted_at", [])).items()
+        ),
         "gap_p50_ms": percentile(gaps, 0.5),
         "gap_p99_ms": percentile(gaps, 0.99),
         "gap_max_ms": max(gaps, default=float("nan")),
