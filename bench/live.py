@@ -207,11 +207,15 @@ def streaming(
         start_at = time.time() + START_MARGIN_S
         share = -(-count // generators)
         procs = []
+        files = []
         for g in range(generators):
             n = min(share, count - g * share)
             argv = [sys.executable, __file__, "sessions", server.port, g * share, n, count, seconds, start_at]
             argv.append(int(deflate))
-            procs.append(subprocess.Popen([str(a) for a in argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+            # Into files, not pipes: a generator's results outgrow a pipe's buffer, and it would wait to exit.
+            outs = (folder / f"generator-{g}.json").open("w+b"), (folder / f"generator-{g}.err").open("w+b")
+            procs.append(subprocess.Popen([str(a) for a in argv], stdout=outs[0], stderr=outs[1]))
+            files.append(outs)
         time.sleep(max(0.0, start_at - time.time()))
         cpu, wall = cpu_seconds(pid), time.perf_counter()
         peak = rss_before
@@ -222,11 +226,15 @@ def streaming(
                 raise RuntimeError("the Live load generators did not finish")
         server_cpu, wall = cpu_seconds(pid) - cpu, time.perf_counter() - wall
         results = []
-        for p in procs:
-            stdout, stderr = p.communicate()
+        for p, (stdout, stderr) in zip(procs, files, strict=True):
+            p.wait()
+            stdout.seek(0)
+            stderr.seek(0)
             if p.returncode:
-                raise RuntimeError(f"a Live load generator failed:\n{stderr.decode()[-3000:]}")
-            results.append(json.loads(stdout))
+                raise RuntimeError(f"a Live load generator failed:\n{stderr.read().decode()[-3000:]}")
+            results.append(json.loads(stdout.read()))
+            stdout.close()
+            stderr.close()
     finally:
         server.stop()
     every = [s for r in results for s in r["sessions"]]
