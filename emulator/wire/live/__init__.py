@@ -39,7 +39,7 @@ async def serve(ctx: Context, store: LiveStore, journal: Journal, scope: Scope, 
         await session.run()
         clean = True
     finally:
-        record.body = session.received
+        record.body = session.received_messages()
         journal.finish(record, SWITCHING_PROTOCOLS, session.transcript(), complete=clean)
 
 

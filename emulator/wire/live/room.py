@@ -70,7 +70,7 @@ class Session(Turns):
         self.serving: asyncio.Task[Any] | None = None  # the task reading the client's messages (run)
         self.receiving = False  # it is waiting for the next one
         self.interrupting = False  # `stop` cancelled that wait
-        self.received: list[Any] = []
+        self.received: list[bytes] = []
         self.sent: list[bytes] = []
         self.logged_in = self.logged_out = 0
         self.send_lock = asyncio.Lock()
