@@ -25,3 +25,14 @@ def test_audio_is_bounded() -> None:
 def test_espeak_speech_is_resampled_to_24_khz() -> None:
     pcm = audio.speak("Hello world, this is a test.")
     assert 0.5 < audio.seconds_of(pcm) < 6
+
+
+def test_speech_is_cached_and_the_synthetic_voice_needs_no_thread() -> None:
+    first = audio.speak("A line spoken twice.", "Kore")
+    assert audio.speak("A line spoken twice.", "Kore") is first  # the cached object, not a recomputation
+    assert audio.speak("A line spoken twice.", "Puck") != first
+    now = audio.speak_now("A line spoken twice.", "Kore")
+    if shutil.which("espeak-ng") is None:
+        assert now is first and audio.speak_now("Never spoken before.") == audio.synthetic("Never spoken before.")
+    else:  # espeak-ng would run for a new line: the caller goes to a thread
+        assert now is first and audio.speak_now("Never spoken before.") is None

@@ -352,3 +352,42 @@ def test_scripted_audio_and_transcription_are_sent_as_given(gemini_shared: Gemin
         if "outputTranscription" in f.get("serverContent", {})
     ]
     assert said == ["as scripted"]
+
+
+def test_deflate_is_kept_for_small_messages_and_skipped_for_long_ones(gemini_shared: Gemini) -> None:
+    """With permessage-deflate negotiated (as google-genai's client offers it), the ~13 KB base64 audio messages
+    leave uncompressed (RSV1 unset: RFC 7692 lets an endpoint send any message so; deflating them cost most of a
+    core at 200 sessions, bench/live.py) and the short ones compressed; every one parses."""
+    from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory, PerMessageDeflate
+    from websockets.frames import CTRL_OPCODES, Frame
+
+    seen: list[tuple[int, bool]] = []  # (payload bytes on the wire, compressed)
+
+    class Recording(PerMessageDeflate):
+        def decode(self, frame: Frame, *, max_size: int | None = None) -> Frame:
+            if frame.opcode not in CTRL_OPCODES:
+                seen.append((len(frame.data), frame.rsv1))
+            return super().decode(frame, max_size=max_size)
+
+    class Factory(ClientPerMessageDeflateFactory):
+        def process_response_params(self, params: Any, accepted_extensions: Any) -> Any:
+            extension = super().process_response_params(params, accepted_extensions)
+            extension.__class__ = Recording
+            return extension
+
+    gemini_shared.script({"text": "A spoken answer long enough for several audio pieces."})
+    setup = {"model": MODEL, "generationConfig": {"responseModalities": ["AUDIO"]}}
+
+    async def go() -> list[Any]:
+        factory = Factory(client_max_window_bits=True)
+        async with websockets.connect(_url(gemini_shared), compression=None, extensions=[factory]) as ws:
+            await ws.send(json.dumps({"setup": setup}))
+            await ws.recv()
+            await ws.send(json.dumps(HI))
+            return await _until(ws, "turnComplete")
+
+    frames = asyncio.run(go())
+    audio = [f for f in frames if "inlineData" in json.dumps(f)]
+    assert len(audio) >= 2 and len(seen) == len(frames) + 1  # + setupComplete
+    assert all(size >= 4096 for size, compressed in seen if not compressed)
+    assert any(not compressed for _, compressed in seen) and any(compressed for _, compressed in seen)
