@@ -42,9 +42,13 @@ def admin(server: Server, method: str, path: str, body: Any = None, key: str = "
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
     try:
         payload = json.dumps(body).encode() if body is not None else None
-        conn.request(method, "/__emulator" + path, payload, {"x-goog-api-key": key})
+        headers = {"x-goog-api-key": key} | ({"content-type": "application/json"} if payload is not None else {})
+        conn.request(method, "/__emulator" + path, payload, headers)
         response = conn.getresponse()
-        return json.loads(response.read())
+        answer = json.loads(response.read())
+        if response.status >= 400:  # a refused script would leave the run measuring zero-config answers
+            raise RuntimeError(f"admin {method} {path}: {response.status} {answer}")
+        return answer
     finally:
         conn.close()
 
