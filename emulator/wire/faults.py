@@ -76,8 +76,7 @@ async def _framed(
         if breaks.ending:
             breaks.end()
             return
-    if breaks.drop_now or breaks.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
-        raise DropConnection
+    breaks.finish()
 
 
 class _Breaks:
@@ -118,6 +117,11 @@ class _Breaks:
         if self.ending == "drop":
             raise DropConnection
 
+    def finish(self) -> None:
+        """After the whole body went through: a drop still due (a body shorter than at_byte) closes the connection."""
+        if self.drop_now or self.at_byte is not None:
+            raise DropConnection
+
 
 async def _cut(pieces: AsyncIterator[bytes], breaks: _Breaks) -> AsyncIterator[bytes]:
     async for piece in pieces:
@@ -125,8 +129,7 @@ async def _cut(pieces: AsyncIterator[bytes], breaks: _Breaks) -> AsyncIterator[b
         if breaks.ending:
             breaks.end()
             return
-    if breaks.drop_now or breaks.at_byte is not None:  # a body shorter than at_byte is sent whole, then dropped
-        raise DropConnection
+    breaks.finish()
 
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:
