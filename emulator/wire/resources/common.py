@@ -32,6 +32,15 @@ def page_size(query: Mapping[str, str], default: int, maximum: int) -> int:
     return default if size <= 0 else min(size, maximum)
 
 
+def mime_type(given: str) -> str:
+    """A stored resource's mime type, checked: `type/subtype[;params]` in printable ASCII without spaces, at most
+    255 characters (it is served back in a Content-Type header)."""
+    mime = given.strip()
+    if "/" not in mime or len(mime) > 255 or any(not "!" <= c <= "~" for c in mime):
+        raise errors.invalid_argument(f"Invalid mime type: {mime[:100]}")
+    return mime
+
+
 def cancel_body(body: dict[str, Any], path: str) -> None:
     """A cancel's JSON body (read_body made it an object, or `{}` when empty): the request message, whose only
     field is the `name` the URL already gives; any other name is production's unknown-name 400."""

@@ -35,7 +35,7 @@ from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, json_response
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import files
-from gemini_emulator.wire.resources.common import caller, page_size
+from gemini_emulator.wire.resources.common import caller, mime_type, page_size
 from gemini_emulator.wire.resources.filedata import no_permission, not_active
 
 PAGE_DEFAULT, PAGE_MAX = 10, 20  # the REST reference: 10 unless asked, at most 20 (stores and documents)
@@ -223,10 +223,7 @@ def _chunking(config: Any) -> tuple[int, int]:
 
 
 def _mime(given: str) -> str:
-    mime = (given or DEFAULT_MIME).strip()
-    if "/" not in mime or len(mime) > 255 or any(c.isspace() for c in mime):
-        raise errors.invalid_argument(f"Invalid mime type: {mime[:100]}")
-    return mime
+    return mime_type(given or DEFAULT_MIME)
 
 
 def _plan(body: dict[str, Any], version: str, mime_hint: str) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from gemini_emulator.stores.files import (
 from gemini_emulator.wire import auth, validate
 from gemini_emulator.wire.handlers import Context, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources.common import caller, page_size
+from gemini_emulator.wire.resources.common import caller, mime_type, page_size
 from gemini_emulator.wire.resources.filedata import no_permission
 from gemini_emulator.wire.sending import Body, Stream
 
@@ -182,12 +182,10 @@ def _metadata(body: Any) -> dict[str, Any]:
 
 def _checked(ctx: Context, namespace: str, file: dict[str, Any], mime_hint: str) -> tuple[str, str, str | None]:
     """mime type, display name and the requested name (None: a new id) of a file to make."""
-    mime = str(file.get("mimeType") or file.get("mime_type") or mime_hint or DEFAULT_MIME).strip()
+    mime = mime_type(str(file.get("mimeType") or file.get("mime_type") or mime_hint or DEFAULT_MIME))
     display = str(file.get("displayName") or file.get("display_name") or "")
     if len(display) > MAX_DISPLAY_NAME:
         raise errors.invalid_argument(f"Display name must be at most {MAX_DISPLAY_NAME} characters.")
-    if "/" not in mime or len(mime) > 255 or any(c.isspace() for c in mime):
-        raise errors.invalid_argument(f"Invalid mime type: {mime[:100]}")
     name = file.get("name") or None
     if name is not None:
         file_id = str(name).removeprefix("files/")

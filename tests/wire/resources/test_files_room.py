@@ -282,6 +282,17 @@ def test_the_byte_budget_refuses_with_429_and_frees_on_delete() -> None:
         ),
         ({"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start"}, {}, b'{"file": {"name": "-x-"}}'),
         ({"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start"}, {}, b'{"file": {"mimeType": "x"}}'),
+        # served back as a Content-Type header: a control or non-ASCII character is refused at the start
+        (
+            {"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start"},
+            {},
+            b'{"file": {"mimeType": "image/p\\u0001ng"}}',
+        ),
+        (
+            {"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start"},
+            {},
+            b'{"file": {"mimeType": "image/\\u00e9"}}',
+        ),
         ({"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start"}, {}, b'{"other": 1}'),
         ({"X-Goog-Upload-Protocol": "multipart", "Content-Type": "multipart/related"}, {}, b"no boundary"),
         ({"X-Goog-Upload-Protocol": "multipart", "Content-Type": "multipart/related; boundary=b"}, {}, b"--b\r\n"),
