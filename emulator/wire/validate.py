@@ -131,6 +131,8 @@ _RESOURCE_MESSAGES: dict[str, dict[str, tuple[str, str, bool]]] = {
         "encryptionSpec": ("value", "", False),
     },
     "BatchGenerateContentRequest": {"batch": ("message", "GenerateContentBatch", False)},
+    # CancelBatchRequest / CancelBatchPredictionJobRequest: only the name the URL already gives.
+    "CancelRequest": {"name": _STRING},
     "GenerateContentBatch": {
         "model": _STRING,
         "name": _STRING,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import threading
 import uuid
 from collections import OrderedDict
 from typing import Any
@@ -51,24 +52,35 @@ def audio_pieces(backend: str, pcm: bytes) -> list[dict[str, Any]]:
 
 Prepared = tuple[tuple[str, bytes], ...]  # each message as sent (indented JSON) and as journaled
 PREPARED_ENTRIES = 64  # spoken answers kept ready to send (a script's lines come back every turn)
+PREPARED_BYTES = 32 << 20  # and at most this much PCM behind them (their serialized forms are ~2.5x that)
 _prepared: OrderedDict[tuple[str, int], tuple[bytes, Prepared]] = OrderedDict()
+_prepared_pcm = 0  # bytes of PCM the entries hold
+_prepared_lock = threading.Lock()  # in-process servers (tests) run on threads of one process
 
 
 def prepared_audio(backend: str, pcm: bytes) -> Prepared:
     """`audio_pieces(backend, pcm)` serialized for the wire and the journal, kept for the last PREPARED_ENTRIES
-    answers: `pcm` is media.audio.speak's cached object, so an entry is found by its identity (held by the entry,
-    so the id cannot be reused while it is there)."""
+    answers (PREPARED_BYTES of PCM at most; a longer answer is not kept): `pcm` is media.audio.speak's cached
+    object, so an entry is found by its identity (held by the entry, so the id cannot be reused while it is
+    there)."""
+    global _prepared_pcm
     key = (backend, id(pcm))
-    if (entry := _prepared.get(key)) is not None and entry[0] is pcm:
-        _prepared.move_to_end(key)
-        return entry[1]
+    with _prepared_lock:
+        if (entry := _prepared.get(key)) is not None and entry[0] is pcm:
+            _prepared.move_to_end(key)
+            return entry[1]
     made = tuple(
         (orjson.dumps(m, option=orjson.OPT_INDENT_2).decode(), orjson.dumps(summarised(m)))
         for m in audio_pieces(backend, pcm)
     )
-    _prepared[key] = (pcm, made)
-    while len(_prepared) > PREPARED_ENTRIES:
-        _prepared.popitem(last=False)
+    if len(pcm) > PREPARED_BYTES // 4:
+        return made
+    with _prepared_lock:
+        if key not in _prepared:
+            _prepared[key] = (pcm, made)
+            _prepared_pcm += len(pcm)
+        while len(_prepared) > PREPARED_ENTRIES or _prepared_pcm > PREPARED_BYTES:
+            _prepared_pcm -= len(_prepared.popitem(last=False)[1][0])
     return made
 
 

@@ -38,7 +38,6 @@ from gemini_emulator.stores.operations import CANCELLED_STATUS, Operation, Opera
 from gemini_emulator.wire import auth, embeddings, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import filedata
-from gemini_emulator.wire.resources.common import cancel_body
 
 log = logging.getLogger("gemini_emulator")
 METHODS = frozenset({"batchGenerateContent", "asyncBatchEmbedContent"})
@@ -162,7 +161,9 @@ async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target:
             await settle(ctx, room, op)
             return handlers.json_response(_snapshot(op))
         if target.method == "cancel":
-            cancel_body(await handlers.read_body(ctx, request, record), "")
+            validate.check_fields(
+                await handlers.read_body(ctx, request, record), "CancelRequest", target.backend, target.version
+            )
             if not op.done():
                 room.operations.cancel(namespace, name)
                 op.extra["job"].ended_ns = time.time_ns()

@@ -1,11 +1,8 @@
-"""What every resource room does alike: who is calling (credential, namespace), paging parameters, a cancel's body."""
+"""What every resource room does alike: who is calling (credential, namespace), paging parameters, mime types."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import orjson
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors
@@ -39,17 +36,3 @@ def mime_type(given: str) -> str:
     if "/" not in mime or len(mime) > 255 or any(not "!" <= c <= "~" for c in mime):
         raise errors.invalid_argument(f"Invalid mime type: {mime[:100]}")
     return mime
-
-
-def cancel_body(body: dict[str, Any], path: str) -> None:
-    """A cancel's JSON body (read_body made it an object, or `{}` when empty): the request message, whose only
-    field is the `name` the URL already gives; any other name is production's unknown-name 400."""
-    unknown = [errors.unknown_name(field, path) for field in body if field != "name"]
-    if unknown:
-        raise errors.payload_violations(unknown)
-    if "name" in body and not isinstance(body["name"], str):
-        raise errors.payload_violations([errors.invalid_value("name", "TYPE_STRING", _json_text(body["name"]))])
-
-
-def _json_text(value: Any) -> str:
-    return orjson.dumps(value).decode()

@@ -125,7 +125,7 @@ PREDICTION_JOB_BODY: dict[str, Any] = {
 }
 
 
-# A cancel's body is its request message, whose only field is the name the URL gives (common.cancel_body).
+# A cancel's body is its request message, whose only field is the name the URL gives (validate.py's CancelRequest).
 CANCEL_BODY: dict[str, Any] = {
     "type": "object",
     "properties": {"name": {"type": "string"}},

@@ -26,9 +26,10 @@ from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.batches import Plan, Plans
 from gemini_emulator.stores.files import stamp
+from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources.common import caller, cancel_body, page_size
+from gemini_emulator.wire.resources.common import caller, page_size
 
 MAX_JOBS_PER_NAMESPACE = 1_000
 PAGE_DEFAULT, PAGE_MAX = 100, 1000
@@ -234,7 +235,7 @@ async def _serve(ctx: Context, jobs: PredictionJobs, request: Incoming, target: 
         return json_response(out)
     name = f"{parent}/batchPredictionJobs/{target.resource}"
     if target.method == "cancel":  # CancelBatchPredictionJobRequest: the body is the request (`name` only)
-        cancel_body(await read_body(ctx, request, record), "")
+        validate.check_fields(await read_body(ctx, request, record), "CancelRequest", target.backend, target.version)
     job = jobs.get(namespace, name)
     if job is None:
         raise _not_found(name)

@@ -9,21 +9,12 @@ from typing import Any
 
 _REF = "#/components/schemas/"
 _VERSION = {"name": "version", "in": "path", "required": True, "schema": {"enum": ["v1beta", "v1", "v1alpha"]}}
-_FILE = {"name": "file", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"}}
-_OPERATION = {
-    "name": "operation",
-    "in": "path",
-    "required": True,
-    "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"},
-}
-_STORE = {"name": "store", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"}}
-_DOCUMENT = {
-    "name": "document",
-    "in": "path",
-    "required": True,
-    "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"},
-}
-_BLOB = {"name": "blob", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"}}
+_ID_SCHEMA = {"type": "string", "pattern": "^[a-z0-9-]{1,40}$"}  # the id of a file, store, document, blob or operation
+_FILE = {"name": "file", "in": "path", "required": True, "schema": _ID_SCHEMA}
+_OPERATION = {"name": "operation", "in": "path", "required": True, "schema": _ID_SCHEMA}
+_STORE = {"name": "store", "in": "path", "required": True, "schema": _ID_SCHEMA}
+_DOCUMENT = {"name": "document", "in": "path", "required": True, "schema": _ID_SCHEMA}
+_BLOB = {"name": "blob", "in": "path", "required": True, "schema": _ID_SCHEMA}
 _FORCE = {"name": "force", "in": "query", "schema": {"enum": ["true", "false", "True", "False"]}}
 _PAGE = [
     {"name": "pageSize", "in": "query", "schema": {"type": "string", "pattern": r"^(-?[0-9]{1,9})?$"}},
