@@ -25,6 +25,17 @@ class Engine(Protocol):
 
 
 @runtime_checkable
+class ReadyAnswerer(Protocol):
+    """Engines that often hold a generate call's whole answer at once: `answer_ready` is asked instead of
+    `generate` (never as well) and returns the answer's chunks as a list when none of them waits for anything (no
+    delay, no upstream, no work off the event loop), else the chunks as they come, exactly what `generate` would
+    yield. The wire turns a list into a response without the machinery a stream that takes time needs. Like
+    `generate`, it may raise an ApiError (an answer that is an error)."""
+
+    def answer_ready(self, request: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]: ...
+
+
+@runtime_checkable
 class Embedder(Protocol):
     """Engines that also answer embedding calls implement this."""
 

@@ -26,7 +26,7 @@ from starlette.responses import Response
 from gemini_emulator.protocol.errors import ApiError
 from gemini_emulator.protocol.framing import DropConnection, Framer
 from gemini_emulator.seam import DROP, TRUNCATE, Fault
-from gemini_emulator.wire.sending import Body, Stream
+from gemini_emulator.wire.sending import Body, Ready, Stream
 
 # A streamed response body and the fault of the chunk it was built from; None for the body of a chunk whose
 # fault sends nothing of it (Fault.before_chunk).
@@ -77,6 +77,39 @@ async def _framed(
             breaks.end()
             return
     breaks.finish()
+
+
+def streamed_ready(framer: Framer, built: list[Built], headers: dict[str, str]) -> Response:
+    """The stream `framer` writes for bodies that are all built (a ready answer), broken where their faults say,
+    as one response that sends it whole (sending.Ready)."""
+    first, fault = built[0]
+    breaks = _Breaks()
+    breaks.note(fault)
+    if first is None:  # the very first chunk sends nothing of the body
+        return Stream(_dropped(), headers)
+    pieces: list[bytes] = []
+    try:
+        pieces.append(breaks.admit(framer.first(first)))
+        if breaks.ending:
+            breaks.end()
+            return Ready(pieces, headers)
+        for body, fault in built[1:]:
+            breaks.note(fault)
+            if body is None:  # a chunk whose fault sends nothing of it: the body ends here
+                break
+            pieces.append(breaks.admit(framer.next(body)))
+            if breaks.ending:
+                breaks.end()
+                return Ready(pieces, headers)
+        for piece in framer.end():
+            pieces.append(breaks.admit(piece))
+            if breaks.ending:
+                breaks.end()
+                return Ready(pieces, headers)
+        breaks.finish()
+    except DropConnection:  # what was let through leaves, then the connection closes
+        return Ready(pieces, headers, drop=True)
+    return Ready(pieces, headers)
 
 
 class _Breaks:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from starlette.responses import Response
 
@@ -25,6 +25,7 @@ from gemini_emulator.seam import (
     GenerateRequest,
     MethodAnswerer,
     ModelServer,
+    ReadyAnswerer,
 )
 from gemini_emulator.stores.caches import CacheStore
 from gemini_emulator.stores.file_search import FileSearchStores
@@ -43,7 +44,7 @@ from gemini_emulator.wire import (
     validate,
 )
 from gemini_emulator.wire.bodies import BodyReader
-from gemini_emulator.wire.draining import Drain
+from gemini_emulator.wire.draining import Drain, shutting_down
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.media import compute_tokens
 from gemini_emulator.wire.resources import cached, filedata, searched
@@ -72,6 +73,7 @@ class Context:
         self.catalogue = catalogue.load()
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
+        self.ready_answers = isinstance(engine, ReadyAnswerer)  # answers at once, when it can (handlers.answer_of)
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
@@ -159,31 +161,44 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             if not isinstance(ctx.engine, Embedder):
                 raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
             return json_response(embeddings.answer(ctx.engine, target, model, body))
-        gen, builder, extra, answer = start_generation(ctx, target, model, body, record.namespace, bool(mode), sent)
+        gen, builder, extra = prepare_generation(ctx, target, model, body, record.namespace, bool(mode), sent)
         if not mode:
             try:
-                chunk, *others = await sending.until_hang_up(request.receive, _collect(answer))
+                answer = answer_of(ctx, gen)
+                if isinstance(answer, list):
+                    chunk, *others = merge(answer)
+                else:
+                    chunk, *others = await sending.until_hang_up(request.receive, _collect(answer))
             finally:
                 record.entry = gen.notes.get("entry")
             body = builder.build(chunk, final=True, stream=False, siblings=others)
             return _unary(body, chunk, target, int_enums, _answer_headers(extra, chunk.headers))
-        chunks = _built(answer, builder, target, int_enums, extra)
+        first: faults.Built | None = None
         try:
-            first = await sending.until_hang_up(request.receive, anext(chunks, None))
+            answer = answer_of(ctx, gen)
+            if isinstance(answer, list):  # all of it at hand: every body built now, sent together
+                ready: list[faults.Built] | None = built_ready(answer, builder, target, int_enums, extra)
+            else:
+                ready = None
+                chunks = _built(answer, builder, target, int_enums, extra)
+                first = await sending.until_hang_up(request.receive, anext(chunks, None))
         finally:
             record.entry = gen.notes.get("entry")
-        if first is None:  # an engine that yielded nothing still gets a well-formed, finished stream
+        if first is None and not ready:  # an engine that yielded nothing still gets a well-formed, finished stream
             stop = builder.build(Chunk(finish_reason="STOP"), final=True, stream=True)
-            first = (_encode(stop, target, int_enums), None)
+            ready = [(_encode(stop, target, int_enums), None)]
     except errors.ApiError as error:
         return error_response(error, mode)
     frame = framing.sse if mode == "sse" else framing.json_array
     media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
     headers = BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
+    if ready is not None:
+        return faults.streamed_ready(frame, ready, headers)
+    assert first is not None
     return Stream(faults.streamed(frame, first, chunks), headers)
 
 
-def start_generation(
+def prepare_generation(
     ctx: Context,
     target: Target,
     model: str,
@@ -191,11 +206,10 @@ def start_generation(
     namespace: str,
     stream: bool,
     sent: dict[str, Any] | None = None,
-) -> tuple[GenerateRequest, responses.ResponseBuilder, dict[str, str], AsyncIterator[Chunk]]:
-    """A checked generate call handed to the engine: its request, the response builder, the answer's wire
-    headers (a stream's first chunk may change them) and the engine's chunks. `body` is validated and normalised
-    (validate.check_fields); `sent` is the body as the client sent it, when that is another object. The
-    OpenAI-compatible surface (wire.openai_compat) comes through here too, with the body it translated."""
+) -> tuple[GenerateRequest, responses.ResponseBuilder, dict[str, str]]:
+    """A checked generate call, ready for the engine: its request, the response builder and the answer's wire
+    headers (a stream's first chunk may change them). `body` is validated and normalised
+    (validate.check_fields); `sent` is the body as the client sent it, when that is another object."""
     gen, usage = _generate_request(ctx, target, model, body, sent, namespace, stream=stream)
     model_rules.check(model, gen.thinking, body, target.backend)
     schema_rules.check(body)
@@ -212,6 +226,33 @@ def start_generation(
     # unary trace has it; no stream recorded since serviceTier appeared has it); an engine's first chunk
     # may still set or drop it.
     extra = dict(_DEVELOPER_EXTRA) if target.backend == DEVELOPER and not stream else {}
+    return gen, builder, extra
+
+
+def answer_of(ctx: Context, gen: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
+    """The engine's answer to `gen`: a list when the engine has all of it at once (seam.ReadyAnswerer), else its
+    chunks as they come, which end, at a shutdown's deadline, with an error (wire/draining.py)."""
+    if ctx.ready_answers:
+        if ctx.drain.ended:
+            raise shutting_down()
+        answer = cast(ReadyAnswerer, ctx.engine).answer_ready(gen)
+        return answer if isinstance(answer, list) else ctx.drain.until(answer)
+    return ctx.drain.until(ctx.engine.generate(gen))
+
+
+def start_generation(
+    ctx: Context,
+    target: Target,
+    model: str,
+    body: dict[str, Any],
+    namespace: str,
+    stream: bool,
+    sent: dict[str, Any] | None = None,
+) -> tuple[GenerateRequest, responses.ResponseBuilder, dict[str, str], AsyncIterator[Chunk]]:
+    """A checked generate call handed to the engine (prepare_generation), with the engine's chunks as they come;
+    the engine is asked when they are first awaited. The OpenAI-compatible surface (wire.openai_compat), batches,
+    media, Interactions and Live come through here, with the bodies they translated."""
+    gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, stream, sent)
     # The chunks end, at a shutdown's deadline, with an error (wire/draining.py).
     return gen, builder, extra, ctx.drain.until(ctx.engine.generate(gen))
 
@@ -402,12 +443,23 @@ _KEPT = (
 
 
 async def _collect(chunks: AsyncIterator[Chunk]) -> list[Chunk]:
+    """A unary answer from an engine's chunks as they come (see `merge`); the chunks after one whose fault sends
+    nothing of it are not asked for."""
+    taken: list[Chunk] = []
+    async for chunk in chunks:
+        taken.append(chunk)
+        if chunk.fault is not None and chunk.fault.before_chunk and not chunk.parts:
+            break
+    return merge(taken)
+
+
+def merge(chunks: list[Chunk]) -> list[Chunk]:
     """A unary answer from an engine's chunks, one merged chunk per candidate index (first: index 0):
     parts concatenated (adjacent plain text merged), the last finish details and fault kept; raw chunks
     merge into the last raw response's first candidate."""
     merged: dict[int, Chunk] = {}
     raws: list[dict[str, Any]] = []
-    async for chunk in chunks:
+    for chunk in chunks:
         if chunk.raw is not None:
             raws.append(chunk.raw)
         target = merged.get(chunk.index)
@@ -462,17 +514,42 @@ async def _built(
     answer with no body."""
     first = True
     async for chunk in chunks:
-        if first and chunk.headers is not None:
-            answered = _answer_headers(headers, chunk.headers)
-            headers.clear()
-            headers.update(answered)
-        first = False
+        if first:
+            _take_headers(chunk, headers)
+            first = False
         if chunk.fault is not None and chunk.fault.before_chunk:
             yield None, chunk.fault
             return
-        final = chunk.finish_reason is not None or chunk.block_reason is not None
-        body = builder.build(chunk, final=final, stream=True)
-        yield (body if chunk.raw is not None else _encode(body, target, int_enums)), chunk.fault
+        yield _built_body(chunk, builder, target, int_enums)
+
+
+def built_ready(
+    chunks: list[Chunk], builder: responses.ResponseBuilder, target: Target, int_enums: bool, headers: dict[str, str]
+) -> list[faults.Built]:
+    """`_built` for an answer that is all at hand (a list of chunks): every body at once."""
+    if chunks:
+        _take_headers(chunks[0], headers)
+    out: list[faults.Built] = []
+    for chunk in chunks:
+        if chunk.fault is not None and chunk.fault.before_chunk:
+            out.append((None, chunk.fault))
+            break
+        out.append(_built_body(chunk, builder, target, int_enums))
+    return out
+
+
+def _take_headers(first: Chunk, headers: dict[str, str]) -> None:
+    """The first chunk's own headers (Chunk.headers) applied to the answer's `headers`, in place."""
+    if first.headers is not None:
+        answered = _answer_headers(headers, first.headers)
+        headers.clear()
+        headers.update(answered)
+
+
+def _built_body(chunk: Chunk, builder: responses.ResponseBuilder, target: Target, int_enums: bool) -> faults.Built:
+    final = chunk.finish_reason is not None or chunk.block_reason is not None
+    body = builder.build(chunk, final=final, stream=True)
+    return (body if chunk.raw is not None else _encode(body, target, int_enums)), chunk.fault
 
 
 async def get_model(ctx: Context, request: Incoming, target: Target) -> Response:

@@ -21,6 +21,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from gemini_emulator.protocol import errors
+from gemini_emulator.protocol.framing import DropConnection
 from gemini_emulator.wire.incoming import RawHeaders
 
 
@@ -134,6 +135,47 @@ class Stream(StreamingResponse):
             finished = True
             if watch is not None:
                 watch.cancel()
+            if tap is not None:
+                tap.end(False)  # a no-op after the clean end
+
+
+class Ready(Stream):
+    """A streamed answer whose pieces are all at hand (an answer no part of which waits): they leave as Stream
+    would send pieces that are ready at once, together in sends of up to BATCH_BYTES, with no hang-up watcher
+    (there is nothing to wait for) and no generator to step; then the body ends or, for a requested drop
+    (`drop`), the connection closes after them."""
+
+    def __init__(self, pieces: list[bytes], headers: dict[str, str], drop: bool = False) -> None:
+        self.status_code = 200
+        self.background = None
+        self.raw_headers = encode_headers(headers)
+        self.tap = None
+        self.pieces = pieces
+        self.drop = drop
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        tap = self.tap
+        if tap is not None:
+            for piece in self.pieces:
+                tap.add(piece)
+            if not self.drop:
+                tap.end(True)
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            batch: list[bytes] = []
+            size = 0
+            for piece in self.pieces:
+                batch.append(piece)
+                size += len(piece)
+                if size >= BATCH_BYTES:
+                    await send({"type": "http.response.body", "body": b"".join(batch), "more_body": True})
+                    batch, size = [], 0
+            if self.drop:
+                if batch:
+                    await send({"type": "http.response.body", "body": b"".join(batch), "more_body": True})
+                raise DropConnection
+            await send({"type": "http.response.body", "body": b"".join(batch), "more_body": False})
+        finally:
             if tap is not None:
                 tap.end(False)  # a no-op after the clean end
 

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gemini_emulator.engines.replay import Replayer
-from gemini_emulator.engines.scripted.render import ZERO_CONFIG, render
+from gemini_emulator.engines.scripted.render import ZERO_CONFIG, ready, render
 from gemini_emulator.engines.scripted.store import Misses, ScriptStore
 from gemini_emulator.engines.synth import answer as synthesis
 from gemini_emulator.engines.synth import embeddings, media
@@ -41,26 +41,41 @@ class ScriptedEngine:
         return self.store
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
+        answer = self.answer_ready(request)
+        if isinstance(answer, list):
+            for chunk in answer:
+                yield chunk
+        else:
+            async for chunk in answer:
+                yield chunk
+
+    def answer_ready(self, request: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
+        """The answer (seam.ReadyAnswerer): a list when nothing in it waits (the zero-config text answer, an
+        entry without timing, media or a recording), else the chunks as they come."""
         near_misses: Misses = []
         if self.store.holds_entries(request.namespace):
             selection = self.store.select(request)
             if selection.entry is not None:
                 request.notes["entry"] = selection.entry.name
                 zero_config = lambda: self._zero_config(request)  # noqa: E731
-                async for chunk in render(selection.entry.spec, request, zero_config, self.replayer):
-                    yield chunk
-                return
+                spec = selection.entry.spec
+                at_once = ready(spec, request, zero_config)
+                return at_once if at_once is not None else render(spec, request, zero_config, self.replayer)
             near_misses = selection.near_misses
         if self.store.is_strict(request.namespace):
             raise errors.script_unmatched(near_misses)
         request.notes["entry"] = ZERO_CONFIG
         chunks = synthesis.answer(request, request.prompt_tokens)
         if request.output_modalities != ("TEXT",):
-            # A TTS model reads the prompt aloud; an image model draws beside its text. Off the event loop: speech
-            # may run espeak-ng.
-            speech = request.last_user_text() if "AUDIO" in request.output_modalities else None
-            chunks = await asyncio.to_thread(media.dress, request, chunks, None, speech)
-        for chunk in chunks:
+            return self._dressed(request, chunks)
+        return chunks
+
+    @staticmethod
+    async def _dressed(request: GenerateRequest, chunks: list[Chunk]) -> AsyncIterator[Chunk]:
+        """A TTS model reads the prompt aloud; an image model draws beside its text. Off the event loop: speech
+        may run espeak-ng."""
+        speech = request.last_user_text() if "AUDIO" in request.output_modalities else None
+        for chunk in await asyncio.to_thread(media.dress, request, chunks, None, speech):
             yield chunk
 
     def serves_model(self, request: GenerateRequest) -> bool:

@@ -84,6 +84,24 @@ def with_faults(spec: dict[str, Any], chunks: list[Chunk]) -> list[Chunk]:
     return chunks
 
 
+def ready(spec: dict[str, Any], request: GenerateRequest, prelude: Callable[[], list[str]]) -> list[Chunk] | None:
+    """What `render` yields for the entry, all at once, when none of it waits (no delay, no recording to play, no
+    pause between chunks, no mid-stream error, no image or audio made off the event loop); else None, having done
+    nothing. Raises the entry's error, as `render` does."""
+    if (
+        spec.get("delayMs")
+        or spec.get("chunkDelayMs")
+        or "replay" in spec
+        or "errorAfterChunks" in spec
+        or "image" in spec
+        or request.output_modalities != ("TEXT",)
+    ):
+        return None
+    if "error" in spec:
+        raise error_from(spec["error"], request)
+    return _finished(spec, request, answer_chunks(spec, request, prelude))
+
+
 async def render(
     spec: dict[str, Any],
     request: GenerateRequest,
@@ -111,6 +129,20 @@ async def render(
     ):
         given = entry_images(spec["image"]) if "image" in spec else None
         chunks = await asyncio.to_thread(media.dress, request, chunks, given)
+    chunks = _finished(spec, request, chunks)
+    pause = spec.get("chunkDelayMs", 0) / 1000
+    clock = asyncio.get_running_loop().time
+    start = clock()
+    for i, chunk in enumerate(chunks):
+        if i and pause:  # chunk i is due at start + i * pause: a late chunk does not push back the ones after it
+            await asyncio.sleep(max(0.0, start + i * pause - clock()))
+        yield chunk
+    if midstream:
+        raise error_from(spec["error"], request)
+
+
+def _finished(spec: dict[str, Any], request: GenerateRequest, chunks: list[Chunk]) -> list[Chunk]:
+    """The entry's answer with its finish details, citations, usage, Live fields and faults."""
     last = chunks[-1]
     if last.raw is None and last.block_reason is None:
         last.finish_reason = spec.get("finishReason", "STOP")
@@ -126,13 +158,4 @@ async def render(
             chunk.usage = spec["usage"]
     if "live" in spec:  # a Live turn's own fields ride on its first chunk
         chunks[0].live = dict(spec["live"])
-    chunks = with_faults(spec, chunks)
-    pause = spec.get("chunkDelayMs", 0) / 1000
-    clock = asyncio.get_running_loop().time
-    start = clock()
-    for i, chunk in enumerate(chunks):
-        if i and pause:  # chunk i is due at start + i * pause: a late chunk does not push back the ones after it
-            await asyncio.sleep(max(0.0, start + i * pause - clock()))
-        yield chunk
-    if midstream:
-        raise error_from(spec["error"], request)
+    return with_faults(spec, chunks)

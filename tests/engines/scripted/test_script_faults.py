@@ -463,3 +463,35 @@ def test_sdk_retries_through_scripted_429s(gemini: Gemini) -> None:
     calls = gemini.journal()
     assert calls.statuses == [429, 429, 200]
     assert calls.entries == ["quota", "quota", "ok"]
+
+
+# --- ready answers and timed ones ----------------------------------------------------------------------------
+
+READY_FAULTS = [
+    {},
+    {"dropAfterChunks": 2},
+    {"dropAfterChunks": 0},
+    {"dropAfterBytes": 0},
+    {"dropAfterBytes": 40},
+    {"dropAfterBytes": 100_000},
+    {"truncateFinalEvent": True},
+]
+
+
+@pytest.mark.parametrize("sse", [True, False], ids=["sse", "array"])
+@pytest.mark.parametrize("fault", READY_FAULTS, ids=lambda f: ",".join(f"{k}={v}" for k, v in f.items()) or "none")
+def test_a_ready_answer_and_a_timed_one_end_alike(gemini: Gemini, sse: bool, fault: dict[str, Any]) -> None:
+    """An entry without timing is answered at once (seam.ReadyAnswerer, sending.Ready), the same entry with a chunk
+    delay through the stream machinery that waits between chunks: the same bytes, the same end of the body and
+    the same journal record (what was sent, whether it ended cleanly)."""
+    entry = {"name": "e", "chunks": ["alpha ", "beta ", "gamma"], **fault}
+    gemini.script(entry)
+    ready = fetch(gemini, sse=sse)
+    gemini.script(entry | {"chunkDelayMs": 1})
+    timed = fetch(gemini, sse=sse)
+    assert (ready.status, ready.body, type(ready.error)) == (timed.status, timed.body, type(timed.error))
+    assert (ready.error is None) == (not fault or "truncateFinalEvent" in fault)
+    first, second = gemini.journal()[-2:]
+    for key in ("status", "response", "complete", "entry"):
+        assert first.record[key] == second.record[key], key
+    assert first.record["complete"] == (ready.error is None)
