@@ -114,25 +114,33 @@ async def _chat(
     call = Target("call", DEVELOPER, target.family, target.version, model="models/" + chat.model, method=method)
     native = validate.check_fields(chat.native, "GenerateContentRequest", DEVELOPER, target.version)  # normalised
     model = handlers.resolve_model(ctx, call, native, record.namespace, chat.stream)
-    gen, builder, _, answer = handlers.start_generation(
-        ctx, call, model, native, record.namespace, chat.stream, sent=chat.native
-    )
+    gen, builder, _ = handlers.prepare_generation(ctx, call, model, native, record.namespace, chat.stream, chat.native)
     created = int(time.time())
-    if not chat.stream:
-        try:
-            chunk, *others = await sending.until_hang_up(receive, handlers.collect(answer))
-        finally:
-            record.entry = gen.notes.get("entry")
-        built = builder.build(chunk, final=True, stream=False, siblings=others)
-        return _unary(printing.completion(built, chat.model, created), chunk)
-    bodies = handlers.built(answer, builder, call, False, {})
+    printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)
+    first: faults.Built | None = None
     try:
-        first = await sending.until_hang_up(receive, anext(bodies, None))  # a hang-up during a delay ends it
+        answer = handlers.answer_of(ctx, gen)
+        if not chat.stream:
+            if isinstance(answer, list):
+                chunk, *others = handlers.merge(answer)
+            else:
+                chunk, *others = await sending.until_hang_up(receive, handlers.collect(answer))
+        elif isinstance(answer, list):  # all of it at hand: every chunk built now, sent together
+            ready: list[faults.Built] | None = handlers.built_ready(answer, builder, call, False, {})
+        else:
+            ready = None
+            bodies = handlers.built(answer, builder, call, False, {})
+            first = await sending.until_hang_up(receive, anext(bodies, None))  # a hang-up during a delay ends it
     finally:
         record.entry = gen.notes.get("entry")
-    if first is None:
-        first = (builder.build(Chunk(finish_reason="STOP"), final=True, stream=True), None)
-    printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)
+    if not chat.stream:
+        built = builder.build(chunk, final=True, stream=False, siblings=others)
+        return _unary(printing.completion(built, chat.model, created), chunk)
+    if first is None and not ready:
+        ready = [(builder.build(Chunk(finish_reason="STOP"), final=True, stream=True), None)]
+    if ready is not None:
+        return faults.streamed_ready(_Events(printer), ready, BASE_HEADERS | _SSE_HEADERS)
+    assert first is not None
     return Stream(faults.streamed(_Events(printer), first, bodies), BASE_HEADERS | _SSE_HEADERS)
 
 
