@@ -193,7 +193,7 @@ if HttpToolsProtocol is not None:
             if laid is None:
                 try:
                     laid = _lay_out_head(status, [*self.default_headers, *given], length is not None, key[4], head)
-                except (RuntimeError, ValueError, TypeError):  # an invalid header: uvicorn's own error, from its own state
+                except (RuntimeError, ValueError, TypeError):  # an invalid header: uvicorn raises its own error
                     return await super().send(message)
                 if len(_HEADS) >= _HEADS_MAX:
                     _HEADS.clear()
