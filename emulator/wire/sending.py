@@ -155,26 +155,28 @@ class Ready(Stream):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         tap = self.tap
+        body = b"".join(self.pieces)
         if tap is not None:
-            for piece in self.pieces:
-                tap.add(piece)
+            tap.add(body)  # one piece for all: the journal keeps the same bytes (its media elision stays in a piece)
             if not self.drop:
                 tap.end(True)
         try:
             await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-            batch: list[bytes] = []
-            size = 0
-            for piece in self.pieces:
-                batch.append(piece)
-                size += len(piece)
-                if size >= BATCH_BYTES:
-                    await send({"type": "http.response.body", "body": b"".join(batch), "more_body": True})
-                    batch, size = [], 0
+            if len(body) >= BATCH_BYTES:  # sent as Stream sends ready pieces: a batch once it reaches BATCH_BYTES
+                batch: list[bytes] = []
+                size = 0
+                for piece in self.pieces:
+                    batch.append(piece)
+                    size += len(piece)
+                    if size >= BATCH_BYTES:
+                        await send({"type": "http.response.body", "body": b"".join(batch), "more_body": True})
+                        batch, size = [], 0
+                body = b"".join(batch)
             if self.drop:
-                if batch:
-                    await send({"type": "http.response.body", "body": b"".join(batch), "more_body": True})
+                if body:
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
                 raise DropConnection
-            await send({"type": "http.response.body", "body": b"".join(batch), "more_body": False})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
         finally:
             if tap is not None:
                 tap.end(False)  # a no-op after the clean end
