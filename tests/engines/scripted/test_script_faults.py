@@ -481,7 +481,7 @@ READY_FAULTS = [
 
 
 @pytest.mark.parametrize("sse", [True, False], ids=["sse", "array"])
-@pytest.mark.parametrize("fault", READY_FAULTS, ids=lambda f: ",".join(f"{k}={v}" for k, v in f.items()) or "none")
+@pytest.mark.parametrize("fault", READY_FAULTS, ids=lambda f: ",".join(f"{k}={v}"[:20] for k, v in f.items()) or "none")
 def test_a_ready_answer_and_a_timed_one_end_alike(gemini: Gemini, sse: bool, fault: dict[str, Any]) -> None:
     """An entry without timing is answered at once (seam.ReadyAnswerer, sending.Ready), the same entry with a chunk
     delay through the stream machinery that waits between chunks: the same bytes, the same end of the body and
