@@ -9,7 +9,7 @@ import importlib.util
 import logging
 import socket
 from time import monotonic
-from typing import Any
+from typing import Any, cast
 
 import h11
 import uvicorn
@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - httptools not installed
 
 from gemini_emulator.protocol import errors, framing, printers
 from gemini_emulator.wire.draining import Drain
+from gemini_emulator.wire.sending import BODY_FOLLOWS
 
 # Collections run after this many net allocations (CPython's default is 700), and a full collection is
 # considered every 20 x 10 of those. Each request allocates a few thousand objects and frees nearly all of them
@@ -170,7 +171,11 @@ if HttpToolsProtocol is not None:
         Anything out of the ordinary (an access log, paused writing, a header set that is not a list of byte
         pairs, a content-length that is not plain digits) goes to uvicorn's own `send`, as does every body."""
 
+        _head: bytes | None = None  # a head kept to leave with the body that follows it (BODY_FOLLOWS)
+
         async def send(self, message: Any) -> None:
+            if self._head is not None:
+                return await self._with_head(message)
             if (
                 message["type"] != "http.response.start"
                 or self.response_started
@@ -202,12 +207,49 @@ if HttpToolsProtocol is not None:
             self.response_started = True
             self.waiting_for_100_continue = False
             if length is not None:
-                self.transport.write(prefix + b"content-length: " + length + b"\r\n" + suffix)
+                laid_out = prefix + b"content-length: " + length + b"\r\n" + suffix
                 if sets_length:
                     expected = int(length)
             else:
-                self.transport.write(prefix + suffix)
+                laid_out = prefix + suffix
             self.chunked_encoding, self.expected_content_length, self.keep_alive = chunked, expected, keep_alive
+            if message.get(BODY_FOLLOWS) is True and not head:
+                self._head = laid_out  # one write for the head and the body, one TCP segment for a small answer
+            else:
+                self.transport.write(laid_out)
+
+        async def _with_head(self, message: Any) -> None:
+            """The message after a start that promised its body (BODY_FOLLOWS): a body leaves in one write with
+            the head, as uvicorn would write it after the head; anything else finds the head sent first."""
+            head, self._head = cast(bytes, self._head), None
+            body = message.get("body", b"") if message["type"] == "http.response.body" else None
+            if (
+                type(body) is not bytes
+                or self.disconnected
+                or self.flow.write_paused
+                or (not self.chunked_encoding and len(body) > self.expected_content_length)
+            ):
+                if not self.disconnected:
+                    self.transport.write(head)
+                return await super().send(message)
+            more_body = message.get("more_body", False)
+            content = [head]
+            if not self.chunked_encoding:
+                self.expected_content_length -= len(body)
+                content.append(body)
+            elif body:
+                content += [b"%x\r\n" % len(body), body, b"\r\n"]
+            if self.chunked_encoding and not more_body:
+                content.append(b"0\r\n\r\n")
+            self.transport.write(b"".join(content))
+            if not more_body:  # the response is complete, as uvicorn completes it
+                if self.expected_content_length != 0:
+                    raise RuntimeError("Response content shorter than Content-Length")
+                self.response_complete = True
+                self.message_event.set()
+                if not self.keep_alive:
+                    self.transport.close()
+                self.on_response()
 
     class EnvelopedHttpTools(HttpToolsProtocol):
         """uvicorn's httptools protocol (llhttp, in C), with Google's envelope for what it cannot parse, as

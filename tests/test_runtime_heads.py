@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gemini_emulator import runtime
+from gemini_emulator.wire import sending
 
 httptools_impl = pytest.importorskip("uvicorn.protocols.http.httptools_impl")
 from uvicorn.protocols.http.flow_control import FlowControl  # noqa: E402
@@ -45,15 +46,19 @@ CASES: dict[str, tuple[int, list[Any], str, bool]] = {  # status, headers, metho
 class _Transport:
     def __init__(self) -> None:
         self.written: list[bytes] = []
+        self.closed = False
 
     def write(self, data: bytes) -> None:
         self.written.append(data)
 
     def is_closing(self) -> bool:
-        return False
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
 
 
-def _send(lean: bool, status: int, headers: list[Any], method: str, keep_alive: bool) -> tuple[Any, ...]:
+def _cycle(lean: bool, method: str, keep_alive: bool, completed: list[bool]) -> tuple[Any, _Transport]:
     transport = _Transport()
     cycle = httptools_impl.RequestResponseCycle(
         scope={"method": method},
@@ -66,10 +71,15 @@ def _send(lean: bool, status: int, headers: list[Any], method: str, keep_alive: 
         message_event=asyncio.Event(),
         expect_100_continue=False,
         keep_alive=keep_alive,
-        on_response=lambda: None,
+        on_response=lambda: completed.append(True),
     )
     if lean:
         cycle.__class__ = runtime._LeanCycle
+    return cycle, transport
+
+
+def _send(lean: bool, status: int, headers: list[Any], method: str, keep_alive: bool) -> tuple[Any, ...]:
+    cycle, transport = _cycle(lean, method, keep_alive, [])
     try:
         asyncio.run(cycle.send({"type": "http.response.start", "status": status, "headers": headers}))
         error = None
@@ -91,3 +101,45 @@ def test_heads_are_remembered_in_a_bounded_table() -> None:
     for n in range(runtime._HEADS_MAX + 10):
         _send(True, 200, [(b"x-n", b"%d" % n), (b"content-length", b"1")], "GET", True)
     assert 0 < len(runtime._HEADS) <= runtime._HEADS_MAX
+
+
+async def _run(cycle: Any, messages: list[dict[str, Any]]) -> str | None:
+    try:
+        for message in messages:
+            await cycle.send(message)
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
+LENGTH = [*JSON, (b"content-length", b"5")]
+WHOLE: dict[str, tuple[list[Any], list[tuple[bytes, bool]], str, bool]] = {  # headers, bodies, method, keep-alive
+    "unary": (LENGTH, [(b"hello", False)], "POST", True),
+    "unary, closing": (LENGTH, [(b"hello", False)], "POST", False),
+    "unary in two": (LENGTH, [(b"hel", True), (b"lo", False)], "POST", True),
+    "too long": (LENGTH, [(b"hello!", False)], "POST", True),
+    "too short": (LENGTH, [(b"hell", False)], "POST", True),
+    "stream": (JSON, [(b"data: 1\r\n\r\n", False)], "POST", True),
+    "stream in two": (JSON, [(b"data: 1\r\n\r\n", True), (b"data: 2\r\n\r\n", False)], "POST", True),
+    "empty stream": (JSON, [(b"", False)], "POST", True),
+    "HEAD": (LENGTH, [(b"", False)], "HEAD", True),
+}
+
+
+@pytest.mark.parametrize("case", list(WHOLE))
+def test_a_head_that_waits_for_its_body_leaves_the_same_bytes(case: str) -> None:
+    """A start that promises its body (sending.BODY_FOLLOWS) is written with that body, in one write: the same
+    bytes uvicorn writes in two, the same end of the response (complete, connection closed) and errors."""
+    headers, bodies, method, keep_alive = WHOLE[case]
+    seen = []
+    for lean in (False, True):
+        completed: list[bool] = []
+        cycle, transport = _cycle(lean, method, keep_alive, completed)
+        start = {"type": "http.response.start", "status": 200, "headers": headers, sending.BODY_FOLLOWS: True}
+        messages = [start] + [{"type": "http.response.body", "body": b, "more_body": m} for b, m in bodies]
+
+        error = asyncio.run(_run(cycle, messages))
+        seen.append((b"".join(transport.written), error, cycle.response_complete, transport.closed, completed))
+        if lean and not error and method != "HEAD":
+            assert len(transport.written) == 1 + sum(m for _, m in bodies)  # the head went with the first body
+    assert seen[0] == seen[1]

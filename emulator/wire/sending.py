@@ -35,6 +35,11 @@ def encode_headers(headers: dict[str, str]) -> RawHeaders:
     return list(_encoded(tuple(headers.items())))
 
 
+# A key of an ASGI http.response.start message: its body follows at once, with no wait between (a server that
+# knows it, `serve`'s httptools cycle in emulator/runtime.py, writes head and body together; others ignore it).
+BODY_FOLLOWS = "gemini_emulator.body_follows"
+
+
 class Body(Response):
     """A whole answer: `headers` in order, then content-length."""
 
@@ -43,6 +48,13 @@ class Body(Response):
         self.background = None
         self.body = content
         self.raw_headers = [*_encoded(tuple(headers.items())), (b"content-length", b"%d" % len(content))]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await super().__call__(scope, receive, send)
+        start = {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        await send(start | {BODY_FOLLOWS: True})
+        await send({"type": "http.response.body", "body": self.body})
 
 
 class Tap(Protocol):
@@ -161,7 +173,8 @@ class Ready(Stream):
             if not self.drop:
                 tap.end(True)
         try:
-            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            start = {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+            await send(start | {BODY_FOLLOWS: True} if body or not self.drop else start)
             if len(body) >= BATCH_BYTES:  # sent as Stream sends ready pieces: a batch once it reaches BATCH_BYTES
                 batch: list[bytes] = []
                 size = 0
