@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from starlette.responses import Response
 
@@ -64,6 +64,14 @@ _PAGE_DEFAULT, _PAGE_MAX = 50, 1000
 _DEVELOPER_EXTRA = {SERVICE_TIER_HEADER: responses.SERVICE_TIER}  # Developer API answers add this header
 
 
+class ModelFacts(NamedTuple):
+    """What the handlers read of a catalogue model on every generate call, read once."""
+
+    outputs: tuple[str, ...]  # the responseModalities its answers carry by default
+    tts: bool  # a speech model: a request must name its modalities
+    thinking: bool  # the model thinks (thought tokens, signatures)
+
+
 class Context:
     """Per-app state the handlers need: settings, the engine, the catalogue."""
 
@@ -74,6 +82,7 @@ class Context:
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
         self.ready_answers = isinstance(engine, ReadyAnswerer)  # answers at once, when it can (handlers.answer_of)
+        self._facts: dict[str, ModelFacts] = {}  # by catalogue model: as many as the catalogue holds
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
@@ -84,6 +93,15 @@ class Context:
             memory_bytes=settings.files_memory_bytes,
             video_processing_s=settings.file_processing_ms / 1000,
         )
+
+    def model_facts(self, model: str) -> ModelFacts | None:
+        """The catalogue's facts about `model`; None for a model the catalogue does not hold."""
+        facts = self._facts.get(model)
+        if facts is None and model in self.catalogue.models:
+            outputs = tuple(self.catalogue.output_modalities(model)[0])
+            thinking = bool(self.catalogue.models[model].get("thinking"))
+            facts = self._facts[model] = ModelFacts(outputs, self.catalogue.kind(model) == "tts", thinking)
+        return facts
 
 
 def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:
@@ -351,12 +369,13 @@ def _generate_request(
     cache = cached.resolve(ctx.caches, target, model, body, namespace)
     usage = _usage(target, contents, system, tools)
     config = body.get("generationConfig") or {}
-    if model in ctx.catalogue.models:
-        outputs = model_rules.output_modalities(
-            model, ctx.catalogue.output_modalities(model), config, required=ctx.catalogue.kind(model) == "tts"
-        )
-    else:  # a model only an engine serves (a recording of a retired one): its answer says what it holds
+    facts = ctx.model_facts(model)
+    if facts is None:  # a model only an engine serves (a recording of a retired one): its answer says what it holds
         outputs = tuple(str(m) for m in config.get("responseModalities") or ["TEXT"])
+    elif not config.get("responseModalities") and not facts.tts:  # the model's own default
+        outputs = facts.outputs
+    else:
+        outputs = model_rules.output_modalities(model, ctx.catalogue.output_modalities(model), config, facts.tts)
     if not usage.prompt:  # an empty-text prompt still reports 1 (2 of 2 VCR recordings, Developer)
         usage.prompt_text = 1
     if cache is not None:  # the model reads the cache first; usage counts it in the prompt and as cached
@@ -381,7 +400,7 @@ def _generate_request(
         body=body,
         sent=sent,
         fingerprint=fingerprint(model, body),
-        thinking=bool(ctx.catalogue.models.get(model, {}).get("thinking")),
+        thinking=facts is not None and facts.thinking,
         prompt_tokens=usage.prompt,
         output_modalities=outputs,
         retrieved=retrieved,
