@@ -287,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         port=settings.port,
         log_level=settings.log_level,
         access_log=False,
+        # uvicorn's X-Forwarded-* middleware only rewrites the scope's client and scheme, which nothing here reads
+        # (the Files room reads X-Forwarded-Proto itself): a dict of the headers per request for nothing.
+        proxy_headers=False,
         server_header=False,
         lifespan="off",
         http=protocol,

@@ -81,6 +81,7 @@ def serve_in_thread(app: Any, host: str, port: int, **options: Any) -> tuple[uvi
         port=port,
         log_level="warning",
         access_log=False,
+        proxy_headers=False,  # as `serve` (emulator/cli.py): nothing reads what it rewrites
         server_header=False,
         lifespan="off",
         # options may name another stack
