@@ -476,6 +476,28 @@ def merge(chunks: list[Chunk]) -> list[Chunk]:
     """A unary answer from an engine's chunks, one merged chunk per candidate index (first: index 0):
     parts concatenated (adjacent plain text merged), the last finish details and fault kept; raw chunks
     merge into the last raw response's first candidate."""
+    if len(chunks) == 1 and chunks[0].raw is None and len(chunks[0].parts) <= 1:  # the usual answer: one chunk
+        only = chunks[0]
+        finish = only.finish_reason if only.block_reason is not None else only.finish_reason or "STOP"
+        return [
+            Chunk(
+                [dict(part) for part in only.parts],
+                finish,
+                only.finish_message,
+                only.safety_ratings,
+                only.block_reason,
+                only.usage,
+                index=only.index,
+                grounding=only.grounding,
+                fault=only.fault,
+                headers=only.headers,
+            )
+        ]
+    return merge_all(chunks)
+
+
+def merge_all(chunks: list[Chunk]) -> list[Chunk]:
+    """`merge` worked out in full, for any answer (tests/wire/test_merge.py holds the one-chunk shortcut to it)."""
     merged: dict[int, Chunk] = {}
     raws: list[dict[str, Any]] = []
     for chunk in chunks:
