@@ -223,7 +223,9 @@ class Tap:
         """The body is over (`complete`: it ended cleanly); only the first call counts."""
         if not self._ended:
             self._ended = True
-            self._journal.finish(self._record, self._status, b"".join(self._sent), complete)
+            # One piece is elided already; across pieces a value may span two, so the whole body is looked at again.
+            elided = len(self._sent) == 1
+            self._journal.finish(self._record, self._status, b"".join(self._sent), complete, elided)
 
 
 class Journal:
@@ -251,11 +253,11 @@ class Journal:
             self._records[record.id] = record
         return record
 
-    def finish(self, record: Record, status: int, body: bytes, complete: bool = True) -> None:
-        """Fill in the answer; the record now counts against the bounds, and the biggest namespaces' oldest
-        records are evicted past them."""
+    def finish(self, record: Record, status: int, body: bytes, complete: bool = True, elided: bool = False) -> None:
+        """Fill in the answer (`elided`: its media already elided, as a Tap does piece by piece); the record now
+        counts against the bounds, and the biggest namespaces' oldest records are evicted past them."""
         record.status = status
-        record.sent = bytes(elide_media(bytes(body))[:MAX_RESPONSE_TEXT])
+        record.sent = bytes((body if elided else elide_media(bytes(body)))[:MAX_RESPONSE_TEXT])
         record.duration_ms = (monotonic() - record.started) * 1000
         record.complete = complete
         stored = record.stored_body
