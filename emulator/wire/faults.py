@@ -19,7 +19,7 @@ engine raising an ApiError after its first chunks, which the framers write as pr
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 from starlette.responses import Response
 
@@ -82,6 +82,11 @@ async def _framed(
 def streamed_ready(framer: Framer, built: list[Built], headers: dict[str, str]) -> Response:
     """The stream `framer` writes for bodies that are all built (a ready answer), broken where their faults say,
     as one response that sends it whole (sending.Ready)."""
+    if all(fault is None for _, fault in built):  # nothing to break: every body framed, then the end
+        whole = [framer.first(cast(dict[str, Any], built[0][0]))]
+        whole += [framer.next(cast(dict[str, Any], body)) for body, _ in built[1:]]
+        whole += framer.end()
+        return Ready(whole, headers)
     first, fault = built[0]
     breaks = _Breaks()
     breaks.note(fault)
