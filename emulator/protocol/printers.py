@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+_OPTIONS = orjson.OPT_INDENT_2
 # Outside strings, the indented form's only whitespace is "\n" + indent and the space after ":".
 # A raw newline never occurs inside an orjson string (it is escaped), so removing "\n" + spaces
 # yields exactly production's one-line form.
@@ -105,7 +105,10 @@ def _dumps(obj: Any) -> bytes:
     kind = type(obj)
     if kind is float or ((kind is dict or kind is list) and holds_float(obj)):
         obj = _doubles(obj)
-    return orjson.dumps(obj, option=_OPTIONS)
+    try:
+        return orjson.dumps(obj, option=_OPTIONS)
+    except TypeError:  # a key that is not a str (see _compact)
+        return orjson.dumps(obj, option=_OPTIONS | orjson.OPT_NON_STR_KEYS)
 
 
 def indented(obj: Any) -> bytes:
@@ -137,7 +140,12 @@ def _compact(obj: Any) -> bytes:
     kind = type(obj)
     if kind is float or ((kind is dict or kind is list) and holds_float(obj)):
         obj = _doubles(obj)
-    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        # A key that is not a str (an int, a str subclass): orjson prints those only in its slower
+        # OPT_NON_STR_KEYS mode, which prints str keys the same; any other error it raises again.
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
 
 
 def canonical(obj: Any) -> bytes:

@@ -93,9 +93,10 @@ class Usage:
     def cached(self) -> int:
         return self.cached_text + self.cached_media
 
-    def developer(self) -> dict[str, Any]:
-        """Developer API usageMetadata, in DEVELOPER_USAGE_ORDER; zero counts omitted (as `_ordered` does)."""
-        out: dict[str, Any] = self._counts()
+    def developer(self, thoughts: int = 0, tool_use: int = 0) -> dict[str, Any]:
+        """Developer API usageMetadata, in DEVELOPER_USAGE_ORDER; zero counts omitted (as `_ordered` does).
+        `thoughts` and `tool_use` are an engine's thoughtsTokenCount and toolUsePromptTokenCount (in the total)."""
+        out: dict[str, Any] = self._counts(thoughts + tool_use)
         if self.cached:
             out["cachedContentTokenCount"] = self.cached
         out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
@@ -103,12 +104,16 @@ class Usage:
             out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
         if self.candidates_media:  # media answers list their modalities (vercel-ai issue-10660 Developer stream)
             out["candidatesTokensDetails"] = self._candidate_details()
+        if tool_use:
+            out["toolUsePromptTokenCount"] = tool_use
+        if thoughts:
+            out["thoughtsTokenCount"] = thoughts
         out["serviceTier"] = SERVICE_TIER
         return out
 
-    def vertex(self) -> dict[str, Any]:
-        """Vertex usageMetadata, in VERTEX_USAGE_ORDER; zero counts omitted."""
-        out: dict[str, Any] = self._counts()
+    def vertex(self, thoughts: int = 0, tool_use: int = 0) -> dict[str, Any]:
+        """Vertex usageMetadata, in VERTEX_USAGE_ORDER; zero counts omitted (`thoughts`, `tool_use`: as `developer`)."""
+        out: dict[str, Any] = self._counts(thoughts + tool_use)
         if self.cached:
             out["cachedContentTokenCount"] = self.cached
         out["trafficType"] = TRAFFIC_TYPE
@@ -117,6 +122,10 @@ class Usage:
             out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
         if self.candidates or self.candidates_media:
             out["candidatesTokensDetails"] = self._candidate_details()
+        if tool_use:
+            out["toolUsePromptTokenCount"] = tool_use
+        if thoughts:
+            out["thoughtsTokenCount"] = thoughts
         return out
 
     def _candidate_details(self) -> list[dict[str, Any]]:
@@ -124,16 +133,17 @@ class Usage:
         details = [{"modality": "TEXT", "tokenCount": self.candidates}] if self.candidates else []
         return details + [{"modality": m, "tokenCount": n} for m, n in self.candidates_media.items()]
 
-    def _counts(self) -> dict[str, Any]:
+    def _counts(self, extra: int = 0) -> dict[str, Any]:
+        """The prompt, candidate and total counts (`extra`: further tokens in the total), zeros omitted."""
         prompt = self.prompt_text + self.prompt_media
-        candidates = self.candidates + sum(self.candidates_media.values())
+        candidates = self.candidates + sum(self.candidates_media.values()) if self.candidates_media else self.candidates
         out: dict[str, Any] = {}
         if prompt:
             out["promptTokenCount"] = prompt
         if candidates:
             out["candidatesTokenCount"] = candidates
-        if prompt + candidates:
-            out["totalTokenCount"] = prompt + candidates
+        if prompt + candidates + extra:
+            out["totalTokenCount"] = prompt + candidates + extra
         return out
 
 
@@ -163,24 +173,23 @@ class ResponseBuilder:
             self._sent += 1
             return chunk.raw
         vertex = self.backend == VERTEX
+        given = chunk.usage
+        extra = _extra_counts(given) if given else (0, 0)
         candidates = []
-        engine_data: list[Any] = []  # what the engine gave: the only place a float can come from
-        for one in [chunk, *(siblings or [])]:
-            ordered = [order_part(p) for p in one.parts]
-            # Thought summaries are counted by the engine in thoughtsTokenCount, not as candidate tokens.
-            self.usage.candidates += tokens.count_parts([p for p in ordered if not p.get("thought")])[0]
-            for part in ordered:
-                if isinstance(part.get("inlineData"), dict) and not part.get("thought"):
-                    self._count_media(part["inlineData"])
+        engine_data: list[Any] = []  # what the engine gave that may hold a float (the only place one can come from)
+        for one in (chunk, *siblings) if siblings else (chunk,):
+            ordered = self._counted(one.parts, engine_data)
             candidate = self._candidate(one, ordered, vertex)
             if vertex and not stream and one.finish_reason and not (one.grounding or self.server_tools):
                 candidate = _with_avg_logprobs(candidate, self.fingerprint, one.index)
             candidates.append(candidate)
-            for part in ordered:  # a plain text part holds no float: only other parts are searched
-                if len(part) != 1 or type(part.get("text")) is not str:
-                    engine_data.append(part)
-            engine_data += (one.safety_ratings or (), one.grounding or (), one.usage or ())
-        floats = printers.holds_float(engine_data) or (vertex and not stream)
+            if one.safety_ratings:
+                engine_data.append(one.safety_ratings)
+            if one.grounding:
+                engine_data.append(one.grounding)
+            if one.usage and (one is not chunk or extra is None):  # counts `_extra_counts` took hold no float
+                engine_data.append(one.usage)
+        floats = (vertex and not stream) or (bool(engine_data) and printers.holds_float(engine_data))
         body: dict[str, Any] = {} if floats else printers.FloatFree()
         if chunk.block_reason is None:
             body["candidates"] = candidates
@@ -192,17 +201,43 @@ class ResponseBuilder:
         if vertex:
             if stream and not final:
                 usage: dict[str, Any] = {"trafficType": TRAFFIC_TYPE}
+            elif extra is not None:
+                usage = self.usage.vertex(*extra)
             else:
-                usage = _override(self.usage.vertex(), chunk.usage, VERTEX_USAGE_ORDER)
+                usage = _override(self.usage.vertex(), given, VERTEX_USAGE_ORDER)
             body["usageMetadata"] = usage
             body["modelVersion"] = self.model_version
             body["createTime"] = self._ctime
         else:
-            body["usageMetadata"] = _override(self.usage.developer(), chunk.usage, DEVELOPER_USAGE_ORDER)
+            if extra is not None:
+                body["usageMetadata"] = self.usage.developer(*extra)
+            else:
+                body["usageMetadata"] = _override(self.usage.developer(), given, DEVELOPER_USAGE_ORDER)
             body["modelVersion"] = self.model_version
         body["responseId"] = self._rid
         self._sent += 1
         return body
+
+    def _counted(self, parts: list[dict[str, Any]], engine_data: list[Any]) -> list[dict[str, Any]]:
+        """`parts` in production's key order, their tokens added to the usage (thought summaries are counted by the
+        engine in thoughtsTokenCount, not as candidate tokens); the parts that are not plain text go into
+        `engine_data` (a plain `{"text": ...}` holds no float, and is already in order)."""
+        ordered = []
+        text_tokens = 0
+        for part in parts:
+            if len(part) == 1 and type(part.get("text")) is str:
+                ordered.append(part)
+                text_tokens += tokens.count_text(part["text"])
+                continue
+            part = order_part(part)
+            ordered.append(part)
+            engine_data.append(part)
+            if not part.get("thought"):
+                text_tokens += tokens.count_parts((part,))[0]
+                if isinstance(part.get("inlineData"), dict):
+                    self._count_media(part["inlineData"])
+        self.usage.candidates += text_tokens
+        return ordered
 
     def _count_media(self, blob: dict[str, Any]) -> None:
         """A generated image or sound's tokens, by modality: an image by its longer side (its PNG or JPEG
@@ -310,6 +345,20 @@ VERTEX_USAGE_ORDER = (
     "toolUsePromptTokenCount",
     "thoughtsTokenCount",
 )
+
+
+_EXTRA_KEYS = ("thoughtsTokenCount", "toolUsePromptTokenCount")
+
+
+def _extra_counts(given: dict[str, Any]) -> tuple[int, int] | None:
+    """(thoughtsTokenCount, toolUsePromptTokenCount) when `given` (a chunk's usage) holds those ints and nothing
+    else, the engines' usual override: `Usage.developer`/`vertex` then lay them out with no `_override`. None for
+    anything else (which `_override` lays over the computed usage)."""
+    thoughts = given.get("thoughtsTokenCount", 0)
+    tool_use = given.get("toolUsePromptTokenCount", 0)
+    if type(thoughts) is int and type(tool_use) is int and len(given) == sum(k in given for k in _EXTRA_KEYS):
+        return thoughts, tool_use
+    return None
 
 
 def _override(usage: dict[str, Any], given: dict[str, Any] | None, order: tuple[str, ...]) -> dict[str, Any]:
