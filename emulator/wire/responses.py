@@ -224,6 +224,7 @@ class ResponseBuilder:
         `engine_data` (a plain `{"text": ...}` holds no float, and is already in order)."""
         ordered = []
         text_tokens = 0
+        media = []
         for part in parts:
             if len(part) == 1 and type(part.get("text")) is str:
                 ordered.append(part)
@@ -235,8 +236,10 @@ class ResponseBuilder:
             if not part.get("thought"):
                 text_tokens += tokens.count_parts((part,))[0]
                 if isinstance(part.get("inlineData"), dict):
-                    self._count_media(part["inlineData"])
+                    media.append(part["inlineData"])
         self.usage.candidates += text_tokens
+        for blob in media:  # once every part is counted (a part that cannot be counted fails the answer first)
+            self._count_media(blob)
         return ordered
 
     def _count_media(self, blob: dict[str, Any]) -> None:
