@@ -87,6 +87,19 @@ class FloatFree(dict[str, Any]):
     __slots__ = ()
 
 
+class Plain(FloatFree):
+    """A FloatFree dict whose maker checked every string in it, keys and values: each is `plain_string`. Its
+    compact JSON needs no search: every `":` in it is a key's end, and there is no `<` or `>` to escape."""
+
+    __slots__ = ()
+
+
+def plain_string(text: str) -> bool:
+    """Whether `text` may go in a Plain dict: no `"` (whose escape `\\"` may precede a `:`), no `<` or `>`, and
+    no `:` first (a string opening with `":` looks like a key's end)."""
+    return '"' not in text and "<" not in text and ">" not in text and text[:1] != ":"
+
+
 def holds_float(obj: Any) -> bool:
     """Whether any float occurs in `obj`: one loop over an explicit stack (answers rarely hold one)."""
     stack = [obj]
@@ -113,6 +126,8 @@ def _dumps(obj: Any) -> bytes:
 
 def indented(obj: Any) -> bytes:
     """Pretty form without the trailing newline (the JSON-array stream joins these)."""
+    if type(obj) is Plain:
+        return _dumps(obj)
     return _escape(_dumps(obj))
 
 
@@ -124,6 +139,8 @@ def pretty(obj: Any) -> bytes:
 def line(obj: Any) -> bytes:
     """SSE payload: one line, `": "` after keys, bare `,` between members."""
     compact = _compact(obj)
+    if type(obj) is Plain:
+        return compact.replace(b'":', b'": ')
     # In compact JSON a `":` is a key's closing quote and its colon, unless the quote is escaped (`\\":`) or
     # opens a string that starts with a colon (first, or after `:`, `,`, `[` or `{`). Without those, a space after
     # every `":` is exactly production's form; with them (or a key ending in one of those characters: the test

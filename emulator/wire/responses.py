@@ -160,9 +160,11 @@ class ResponseBuilder:
     _rid: str = ""
     _ctime: str = ""
     _sent: int = 0
+    _plain_model: bool = False  # the model version may go in a printers.Plain body (its id and time always may)
 
     def __post_init__(self) -> None:
         self._rid = response_id(self.fingerprint)
+        self._plain_model = _plain(self.model_version)
         if self.backend == VERTEX:
             self._ctime = create_time(self.fingerprint)
 
@@ -177,8 +179,11 @@ class ResponseBuilder:
         extra = _extra_counts(given) if given else (0, 0)
         candidates = []
         engine_data: list[Any] = []  # what the engine gave that may hold a float (the only place one can come from)
+        plain = self._plain_model and chunk.block_reason is None  # a printers.Plain body, so far
         for one in (chunk, *siblings) if siblings else (chunk,):
-            ordered = self._counted(one.parts, engine_data)
+            ordered, plain_parts = self._counted(one.parts, engine_data)
+            plain = plain and plain_parts and _plain(one.finish_reason) and one.finish_message is None
+            plain = plain and type(one.index) is int
             candidate = self._candidate(one, ordered, vertex)
             if vertex and not stream and one.finish_reason and not (one.grounding or self.server_tools):
                 candidate = _with_avg_logprobs(candidate, self.fingerprint, one.index)
@@ -190,7 +195,8 @@ class ResponseBuilder:
             if one.usage and (one is not chunk or extra is None):  # counts `_extra_counts` took hold no float
                 engine_data.append(one.usage)
         floats = (vertex and not stream) or (bool(engine_data) and printers.holds_float(engine_data))
-        body: dict[str, Any] = {} if floats else printers.FloatFree()
+        # Plain: nothing but plain text parts and the builder's own fields, every string checked by _plain.
+        body: dict[str, Any] = {} if floats else printers.Plain() if plain and not engine_data else printers.FloatFree()
         if chunk.block_reason is None:
             body["candidates"] = candidates
         else:
@@ -218,17 +224,20 @@ class ResponseBuilder:
         self._sent += 1
         return body
 
-    def _counted(self, parts: list[dict[str, Any]], engine_data: list[Any]) -> list[dict[str, Any]]:
+    def _counted(self, parts: list[dict[str, Any]], engine_data: list[Any]) -> tuple[list[dict[str, Any]], bool]:
         """`parts` in production's key order, their tokens added to the usage (thought summaries are counted by the
-        engine in thoughtsTokenCount, not as candidate tokens); the parts that are not plain text go into
-        `engine_data` (a plain `{"text": ...}` holds no float, and is already in order)."""
+        engine in thoughtsTokenCount, not as candidate tokens), and whether every one is a plain text part whose
+        text is _plain. The parts that are not plain text go into `engine_data` (a plain `{"text": ...}` holds no
+        float, and is already in order)."""
         ordered = []
         text_tokens = 0
         media = []
+        plain = True
         for part in parts:
-            if len(part) == 1 and type(part.get("text")) is str:
+            if len(part) == 1 and type(text := part.get("text")) is str:
                 ordered.append(part)
-                text_tokens += tokens.count_text(part["text"])
+                text_tokens += tokens.count_text(text)
+                plain = plain and printers.plain_string(text)
                 continue
             part = order_part(part)
             ordered.append(part)
@@ -240,7 +249,7 @@ class ResponseBuilder:
         self.usage.candidates += text_tokens
         for blob in media:  # once every part is counted (a part that cannot be counted fails the answer first)
             self._count_media(blob)
-        return ordered
+        return ordered, plain and not media
 
     def _count_media(self, blob: dict[str, Any]) -> None:
         """A generated image or sound's tokens, by modality: an image by its longer side (its PNG or JPEG
@@ -350,17 +359,23 @@ VERTEX_USAGE_ORDER = (
 )
 
 
-_EXTRA_KEYS = ("thoughtsTokenCount", "toolUsePromptTokenCount")
+_EXTRA_KEYS = frozenset(("thoughtsTokenCount", "toolUsePromptTokenCount"))
+
+
+def _plain(value: Any) -> bool:
+    """Whether an engine's value (a finish reason, the model version) may go in a printers.Plain body."""
+    return value is None or (type(value) is str and printers.plain_string(value))
 
 
 def _extra_counts(given: dict[str, Any]) -> tuple[int, int] | None:
     """(thoughtsTokenCount, toolUsePromptTokenCount) when `given` (a chunk's usage) holds those ints and nothing
     else, the engines' usual override: `Usage.developer`/`vertex` then lay them out with no `_override`. None for
     anything else (which `_override` lays over the computed usage)."""
-    thoughts = given.get("thoughtsTokenCount", 0)
-    tool_use = given.get("toolUsePromptTokenCount", 0)
-    if type(thoughts) is int and type(tool_use) is int and len(given) == sum(k in given for k in _EXTRA_KEYS):
-        return thoughts, tool_use
+    if given.keys() <= _EXTRA_KEYS:
+        thoughts = given.get("thoughtsTokenCount", 0)
+        tool_use = given.get("toolUsePromptTokenCount", 0)
+        if type(thoughts) is int and type(tool_use) is int:
+            return thoughts, tool_use
     return None
 
 
