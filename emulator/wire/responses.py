@@ -97,10 +97,11 @@ class Usage:
         """Developer API usageMetadata, in DEVELOPER_USAGE_ORDER; zero counts omitted (as `_ordered` does).
         `thoughts` and `tool_use` are an engine's thoughtsTokenCount and toolUsePromptTokenCount (in the total)."""
         out: dict[str, Any] = self._counts(thoughts + tool_use)
-        if self.cached:
-            out["cachedContentTokenCount"] = self.cached
+        cached = self.cached_text + self.cached_media
+        if cached:
+            out["cachedContentTokenCount"] = cached
         out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
-        if self.cached:
+        if cached:
             out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
         if self.candidates_media:  # media answers list their modalities (vercel-ai issue-10660 Developer stream)
             out["candidatesTokensDetails"] = self._candidate_details()
@@ -114,11 +115,12 @@ class Usage:
     def vertex(self, thoughts: int = 0, tool_use: int = 0) -> dict[str, Any]:
         """Vertex usageMetadata, in VERTEX_USAGE_ORDER; zero counts omitted (`thoughts`, `tool_use`: as `developer`)."""
         out: dict[str, Any] = self._counts(thoughts + tool_use)
-        if self.cached:
-            out["cachedContentTokenCount"] = self.cached
+        cached = self.cached_text + self.cached_media
+        if cached:
+            out["cachedContentTokenCount"] = cached
         out["trafficType"] = TRAFFIC_TYPE
         out["promptTokensDetails"] = tokens.modality_details(self.prompt_text, self.prompt_media)
-        if self.cached:
+        if cached:
             out["cacheTokensDetails"] = tokens.modality_details(self.cached_text, self.cached_media)
         if self.candidates or self.candidates_media:
             out["candidatesTokensDetails"] = self._candidate_details()
@@ -137,13 +139,14 @@ class Usage:
         """The prompt, candidate and total counts (`extra`: further tokens in the total), zeros omitted."""
         prompt = self.prompt_text + self.prompt_media
         candidates = self.candidates + sum(self.candidates_media.values()) if self.candidates_media else self.candidates
+        total = prompt + candidates + extra
         out: dict[str, Any] = {}
         if prompt:
             out["promptTokenCount"] = prompt
         if candidates:
             out["candidatesTokenCount"] = candidates
-        if prompt + candidates + extra:
-            out["totalTokenCount"] = prompt + candidates + extra
+        if total:
+            out["totalTokenCount"] = total
         return out
 
 
@@ -159,7 +162,6 @@ class ResponseBuilder:
     image_cost: Callable[[int], int] = lambda side: IMAGE_OUTPUT_TOKENS  # tokens of a generated image by its side
     _rid: str = ""
     _ctime: str = ""
-    _sent: int = 0
     _plain_model: bool = False  # the model version may go in a printers.Plain body (its id and time always may)
 
     def __post_init__(self) -> None:
@@ -172,20 +174,21 @@ class ResponseBuilder:
         """The response body for one engine chunk (`final`: it ends the answer); `siblings` are further
         candidates of a unary answer (candidateCount > 1)."""
         if chunk.raw is not None:
-            self._sent += 1
             return chunk.raw
         vertex = self.backend == VERTEX
         given = chunk.usage
-        extra = _extra_counts(given) if given else (0, 0)
+        extra = _extra_counts(given) if given else _NO_EXTRA
         candidates = []
         engine_data: list[Any] = []  # what the engine gave that may hold a float (the only place one can come from)
         plain = self._plain_model and chunk.block_reason is None  # a printers.Plain body, so far
         for one in (chunk, *siblings) if siblings else (chunk,):
             ordered, plain_parts = self._counted(one.parts, engine_data)
-            plain = plain and plain_parts and _plain(one.finish_reason) and one.finish_message is None
-            plain = plain and type(one.index) is int
+            reason = one.finish_reason
+            if plain:
+                plain = plain_parts and one.finish_message is None and type(one.index) is int
+                plain = plain and (reason is None or (type(reason) is str and printers.plain_string(reason)))
             candidate = self._candidate(one, ordered, vertex)
-            if vertex and not stream and one.finish_reason and not (one.grounding or self.server_tools):
+            if vertex and not stream and reason and not (one.grounding or self.server_tools):
                 candidate = _with_avg_logprobs(candidate, self.fingerprint, one.index)
             candidates.append(candidate)
             if one.safety_ratings:
@@ -194,9 +197,11 @@ class ResponseBuilder:
                 engine_data.append(one.grounding)
             if one.usage and (one is not chunk or extra is None):  # counts `_extra_counts` took hold no float
                 engine_data.append(one.usage)
-        floats = (vertex and not stream) or (bool(engine_data) and printers.holds_float(engine_data))
-        # Plain: nothing but plain text parts and the builder's own fields, every string checked by _plain.
-        body: dict[str, Any] = {} if floats else printers.Plain() if plain and not engine_data else printers.FloatFree()
+        body: dict[str, Any]
+        if not engine_data:  # Plain: nothing but plain text parts and the builder's own fields, strings checked
+            body = {} if vertex and not stream else printers.Plain() if plain else printers.FloatFree()
+        else:
+            body = {} if (vertex and not stream) or printers.holds_float(engine_data) else printers.FloatFree()
         if chunk.block_reason is None:
             body["candidates"] = candidates
         else:
@@ -206,22 +211,20 @@ class ResponseBuilder:
             body["promptFeedback"] = feedback
         if vertex:
             if stream and not final:
-                usage: dict[str, Any] = {"trafficType": TRAFFIC_TYPE}
+                body["usageMetadata"] = {"trafficType": TRAFFIC_TYPE}
             elif extra is not None:
-                usage = self.usage.vertex(*extra)
+                body["usageMetadata"] = self.usage.vertex(extra[0], extra[1])
             else:
-                usage = _override(self.usage.vertex(), given, VERTEX_USAGE_ORDER)
-            body["usageMetadata"] = usage
+                body["usageMetadata"] = _override(self.usage.vertex(), given, VERTEX_USAGE_ORDER)
             body["modelVersion"] = self.model_version
             body["createTime"] = self._ctime
         else:
             if extra is not None:
-                body["usageMetadata"] = self.usage.developer(*extra)
+                body["usageMetadata"] = self.usage.developer(extra[0], extra[1])
             else:
                 body["usageMetadata"] = _override(self.usage.developer(), given, DEVELOPER_USAGE_ORDER)
             body["modelVersion"] = self.model_version
         body["responseId"] = self._rid
-        self._sent += 1
         return body
 
     def _counted(self, parts: list[dict[str, Any]], engine_data: list[Any]) -> tuple[list[dict[str, Any]], bool]:
@@ -359,6 +362,7 @@ VERTEX_USAGE_ORDER = (
 )
 
 
+_NO_EXTRA = (0, 0)
 _EXTRA_KEYS = frozenset(("thoughtsTokenCount", "toolUsePromptTokenCount"))
 
 
