@@ -25,7 +25,7 @@ import binascii
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from gemini_emulator.media import images
@@ -37,6 +37,7 @@ SERVICE_TIER = "standard"  # Developer API usageMetadata.serviceTier and X-Gemin
 TRAFFIC_TYPE = "ON_DEMAND"  # Vertex usageMetadata.trafficType
 # Deterministic clock for Vertex createTime: same request, same bytes (see docs/conformance.md).
 CLOCK_BASE = datetime(2026, 1, 1, tzinfo=UTC)
+_CLOCK_DAY = CLOCK_BASE.strftime("%Y-%m-%d")
 
 # Part keys: the data member first, then thought, then thoughtSignature. [wire-facts §4]
 _PART_TAIL = ("thought", "thoughtSignature")
@@ -50,10 +51,14 @@ def response_id(fingerprint: str) -> str:
 
 
 def create_time(fingerprint: str) -> str:
-    """RFC 3339 with microseconds, as Vertex prints it; derived from the request, not the wall clock."""
+    """RFC 3339 with microseconds, as Vertex prints it; derived from the request, not the wall clock: a moment of
+    CLOCK_BASE's day (CLOCK_BASE is a midnight), spelled as `strftime("%Y-%m-%dT%H:%M:%S.%fZ")` would (without
+    its cost)."""
     micros = int(hashlib.sha256(("ct:" + fingerprint).encode()).hexdigest()[:12], 16) % 86_400_000_000
-    stamp = CLOCK_BASE + timedelta(microseconds=micros)
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    seconds, micro = divmod(micros, 1_000_000)
+    minutes, second = divmod(seconds, 60)
+    hour, minute = divmod(minutes, 60)
+    return f"{_CLOCK_DAY}T{hour:02d}:{minute:02d}:{second:02d}.{micro:06d}Z"
 
 
 def order_part(part: dict[str, Any]) -> dict[str, Any]:
