@@ -92,20 +92,22 @@ def count_parts(parts: Iterable[dict[str, Any]]) -> tuple[int, int]:
     return text, media
 
 
-def _contents_parts(contents: Iterable[Any]) -> Iterable[dict[str, Any]]:
-    for content in contents:
+def _contents_parts(contents: Iterable[Any], system_instruction: Any = None) -> list[dict[str, Any]]:
+    """The part objects of `contents` (each content's, in order) and then of the system instruction."""
+    parts: list[dict[str, Any]] = []
+    for content in (*contents, system_instruction) if isinstance(system_instruction, dict) else contents:
         if isinstance(content, dict):
-            yield from (p for p in content.get("parts") or [] if isinstance(p, dict))
+            for part in content.get("parts") or ():
+                if isinstance(part, dict):
+                    parts.append(part)
+    return parts
 
 
 def count_prompt(
     contents: list[Any], system_instruction: Any = None, tools: list[Any] | None = None
 ) -> tuple[int, int]:
     """(text tokens, media tokens) for everything the model reads: system instruction, tools, contents."""
-    parts = list(_contents_parts(contents))
-    if isinstance(system_instruction, dict):
-        parts.extend(p for p in system_instruction.get("parts") or [] if isinstance(p, dict))
-    text, media = count_parts(parts)
+    text, media = count_parts(_contents_parts(contents, system_instruction))
     if tools:
         text += count_text(orjson.dumps(tools).decode())
     return text, media
@@ -121,7 +123,5 @@ def modality_details(text: int, media: int) -> list[dict[str, Any]]:
 
 def billable_characters(contents: list[Any], system_instruction: Any = None) -> int:
     """Vertex `totalBillableCharacters` / `billablePromptUsage.textCount`: non-whitespace characters."""
-    parts = list(_contents_parts(contents))
-    if isinstance(system_instruction, dict):
-        parts.extend(p for p in system_instruction.get("parts") or [] if isinstance(p, dict))
+    parts = _contents_parts(contents, system_instruction)
     return sum(len("".join(p["text"].split())) for p in parts if isinstance(p.get("text"), str))
