@@ -183,6 +183,16 @@ class ResponseBuilder:
         vertex = self.backend == VERTEX
         given = chunk.usage
         extra = _extra_counts(given) if given else _NO_EXTRA
+        if (
+            extra is not None
+            and not siblings
+            and chunk.block_reason is None
+            and not (chunk.safety_ratings or chunk.grounding or chunk.finish_message)
+            and not (vertex and not stream)
+        ):
+            body = self._text_body(chunk, extra, vertex, stream and not final)
+            if body is not None:
+                return body
         candidates = []
         engine_data: list[Any] = []  # what the engine gave that may hold a float (the only place one can come from)
         plain = self._plain_model and chunk.block_reason is None  # a printers.Plain body, so far
@@ -228,6 +238,46 @@ class ResponseBuilder:
                 body["usageMetadata"] = self.usage.developer(extra[0], extra[1])
             else:
                 body["usageMetadata"] = _override(self.usage.developer(), given, DEVELOPER_USAGE_ORDER)
+            body["modelVersion"] = self.model_version
+        body["responseId"] = self._rid
+        return body
+
+    def _text_body(
+        self, chunk: Chunk, extra: tuple[int, int], vertex: bool, partial: bool
+    ) -> dict[str, Any] | None:
+        """`build`'s body, laid out directly, for the usual chunk: one candidate of plain text parts, with no finish
+        details but its reason, and a usage override `_extra_counts` took (`partial`: a Vertex stream's chunk before
+        the last). None, with nothing counted, when a part is not plain text: `build` then lays the chunk out in
+        full."""
+        parts = chunk.parts
+        text_tokens = 0
+        plain = self._plain_model  # a printers.Plain body, so far
+        for part in parts:
+            if len(part) != 1 or type(text := part.get("text")) is not str:
+                return None
+            text_tokens += tokens.count_text(text)
+            plain = plain and printers.plain_string(text)
+        self.usage.candidates += text_tokens
+        reason = chunk.finish_reason
+        candidate: dict[str, Any]
+        if vertex:
+            candidate = {"content": {"role": "model", "parts": list(parts)}} if parts else {}
+        else:
+            candidate = {"content": {"parts": list(parts), "role": "model"} if parts else {"role": "model"}}
+        if reason:
+            candidate["finishReason"] = reason
+        if not vertex:
+            candidate["index"] = chunk.index
+            plain = plain and type(chunk.index) is int
+        plain = plain and (reason is None or (type(reason) is str and printers.plain_string(reason)))
+        body = printers.Plain() if plain else printers.FloatFree()
+        body["candidates"] = [candidate]
+        if vertex:
+            body["usageMetadata"] = {"trafficType": TRAFFIC_TYPE} if partial else self.usage.vertex(*extra)
+            body["modelVersion"] = self.model_version
+            body["createTime"] = self._ctime
+        else:
+            body["usageMetadata"] = self.usage.developer(*extra)
             body["modelVersion"] = self.model_version
         body["responseId"] = self._rid
         return body
