@@ -94,6 +94,15 @@ class Plain(FloatFree):
     __slots__ = ()
 
 
+class ColonFree(Plain):
+    """A Plain dict none of whose strings holds a `:` at all: in its compact JSON every `:` is a key's end."""
+
+    __slots__ = ()
+
+
+_PLAIN = (Plain, ColonFree)
+
+
 def plain_string(text: str) -> bool:
     """Whether `text` may go in a Plain dict: no `"` (whose escape `\\"` may precede a `:`), no `<` or `>`, and
     no `:` first (a string opening with `":` looks like a key's end)."""
@@ -126,7 +135,7 @@ def _dumps(obj: Any) -> bytes:
 
 def indented(obj: Any) -> bytes:
     """Pretty form without the trailing newline (the JSON-array stream joins these)."""
-    if type(obj) is Plain:
+    if type(obj) in _PLAIN:
         return _dumps(obj)
     return _escape(_dumps(obj))
 
@@ -139,7 +148,10 @@ def pretty(obj: Any) -> bytes:
 def line(obj: Any) -> bytes:
     """SSE payload: one line, `": "` after keys, bare `,` between members."""
     compact = _compact(obj)
-    if type(obj) is Plain:
+    kind = type(obj)
+    if kind is ColonFree:
+        return compact.replace(b":", b": ")  # one byte to find: half the cost of `":`
+    if kind is Plain:
         return compact.replace(b'":', b'": ')
     # In compact JSON a `":` is a key's closing quote and its colon, unless the quote is escaped (`\\":`) or
     # opens a string that starts with a colon (first, or after `:`, `,`, `[` or `{`). Without those, a space after

@@ -168,10 +168,12 @@ class ResponseBuilder:
     _rid: str = ""
     _ctime: str = ""
     _plain_model: bool = False  # the model version may go in a printers.Plain body (its id and time always may)
+    _colon_model: bool = True  # the model version holds a ":" (a response id never does)
 
     def __post_init__(self) -> None:
         self._rid = response_id(self.fingerprint)
         self._plain_model = _plain(self.model_version)
+        self._colon_model = ":" in str(self.model_version)
         if self.backend == VERTEX:
             self._ctime = create_time(self.fingerprint)
 
@@ -252,11 +254,13 @@ class ResponseBuilder:
         parts = chunk.parts
         text_tokens = 0
         plain = self._plain_model  # a printers.Plain body, so far
+        colons = vertex or self._colon_model  # whether a string of the body may hold a ":" (createTime does)
         for part in parts:
             if len(part) != 1 or type(text := part.get("text")) is not str:
                 return None
             text_tokens += tokens.count_text(text)
             plain = plain and printers.plain_string(text)
+            colons = colons or ":" in text
         self.usage.candidates += text_tokens
         reason = chunk.finish_reason
         candidate: dict[str, Any]
@@ -270,7 +274,11 @@ class ResponseBuilder:
             candidate["index"] = chunk.index
             plain = plain and type(chunk.index) is int
         plain = plain and (reason is None or (type(reason) is str and printers.plain_string(reason)))
-        body = printers.Plain() if plain else printers.FloatFree()
+        body: dict[str, Any]
+        if plain:
+            body = printers.Plain() if colons or ":" in (reason or "") else printers.ColonFree()
+        else:
+            body = printers.FloatFree()
         body["candidates"] = [candidate]
         if vertex:
             body["usageMetadata"] = {"trafficType": TRAFFIC_TYPE} if partial else self.usage.vertex(*extra)
@@ -364,12 +372,16 @@ def _image_side(data: str) -> int:
 
 def server_tools(tools: Any) -> bool:
     """Whether a request's tools enable a server-side tool: any tool entry that is not function declarations."""
+    if not tools:
+        return False
     if isinstance(tools, dict):
         tools = [tools]
     if not isinstance(tools, list):
         return False
-    functions = {"functionDeclarations", "function_declarations"}
-    return any(isinstance(t, dict) and t.keys() - functions for t in tools)
+    return any(isinstance(t, dict) and t.keys() - _FUNCTIONS for t in tools)
+
+
+_FUNCTIONS = frozenset(("functionDeclarations", "function_declarations"))
 
 
 def avg_logprobs(fingerprint: str, index: int = 0) -> float:
