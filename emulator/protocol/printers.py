@@ -179,4 +179,7 @@ def _compact(obj: Any) -> bytes:
 
 def canonical(obj: Any) -> bytes:
     """Compact, key-sorted JSON: equal for requests that differ only in key order or whitespace."""
-    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # a key that is not a str (see _compact)
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)

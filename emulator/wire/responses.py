@@ -85,7 +85,6 @@ class Usage:
     prompt_media: int = 0
     candidates: int = 0
     billable_chars: int = 0
-    details: list[dict[str, Any]] = field(default_factory=list)
     cached_text: int = 0  # of the prompt, the part a cachedContent holds (counted in prompt_* too)
     cached_media: int = 0
     candidates_media: dict[str, int] = field(default_factory=dict)  # generated media's tokens, by modality
@@ -244,9 +243,7 @@ class ResponseBuilder:
         body["responseId"] = self._rid
         return body
 
-    def _text_body(
-        self, chunk: Chunk, extra: tuple[int, int], vertex: bool, partial: bool
-    ) -> dict[str, Any] | None:
+    def _text_body(self, chunk: Chunk, extra: tuple[int, int], vertex: bool, partial: bool) -> dict[str, Any] | None:
         """`build`'s body, laid out directly, for the usual chunk: one candidate of plain text parts, with no finish
         details but its reason, and a usage override `_extra_counts` took (`partial`: a Vertex stream's chunk before
         the last). None, with nothing counted, when a part is not plain text: `build` then lays the chunk out in
