@@ -29,9 +29,10 @@ def _escape(data: bytes) -> bytes:
     return data
 
 
-def _double(value: float) -> orjson.Fragment:
-    """A double as protobuf's SimpleDtoa prints it: %.15g, or %.17g when that does not round-trip
-    (`-0.00052006928516285759`, `1.057061e-05`, `1` for 1.0), as in every byte-exact capture."""
+def double(value: float) -> orjson.Fragment:
+    """A finite double as protobuf's SimpleDtoa prints it: %.15g, or %.17g when that does not round-trip
+    (`-0.00052006928516285759`, `1.057061e-05`, `1` for 1.0), as in every byte-exact capture. The printers spell
+    each float of what they print so; a maker may put the spelled value in itself (a FloatFree dict may hold it)."""
     text = f"{value:.15g}"
     if float(text) != value:
         text = f"{value:.17g}"
@@ -43,7 +44,7 @@ def _doubles(obj: Any) -> Any:
     returned as they are (no copy), so the common float-free answer costs one walk and no allocation."""
     kind = type(obj)
     if kind is float:
-        return _double(obj) if math.isfinite(obj) else obj
+        return double(obj) if math.isfinite(obj) else obj
     if kind is dict:
         items: Any = obj.items()
     elif kind is list:
@@ -67,7 +68,7 @@ _WALKED = (float, dict, list)
 
 
 def _float_list(values: list[float]) -> list[Any]:
-    """`_double` of each float of `values` (non-finite ones kept as they are), inlined for long lists."""
+    """`double` of each float of `values` (non-finite ones kept as they are), inlined for long lists."""
     fragment, isfinite = orjson.Fragment, math.isfinite
     out: list[Any] = []
     append = out.append

@@ -189,9 +189,8 @@ class ResponseBuilder:
             and not siblings
             and chunk.block_reason is None
             and not (chunk.safety_ratings or chunk.grounding or chunk.finish_message)
-            and not (vertex and not stream)
         ):
-            body = self._text_body(chunk, extra, vertex, stream and not final)
+            body = self._text_body(chunk, extra, vertex, stream, final)
             if body is not None:
                 return body
         candidates = []
@@ -215,9 +214,9 @@ class ResponseBuilder:
                 engine_data.append(one.usage)
         body: dict[str, Any]
         if not engine_data:  # Plain: nothing but plain text parts and the builder's own fields, strings checked
-            body = {} if vertex and not stream else printers.Plain() if plain else printers.FloatFree()
+            body = printers.Plain() if plain else printers.FloatFree()
         else:
-            body = {} if (vertex and not stream) or printers.holds_float(engine_data) else printers.FloatFree()
+            body = {} if printers.holds_float(engine_data) else printers.FloatFree()
         if chunk.block_reason is None:
             body["candidates"] = candidates
         else:
@@ -243,11 +242,12 @@ class ResponseBuilder:
         body["responseId"] = self._rid
         return body
 
-    def _text_body(self, chunk: Chunk, extra: tuple[int, int], vertex: bool, partial: bool) -> dict[str, Any] | None:
+    def _text_body(
+        self, chunk: Chunk, extra: tuple[int, int], vertex: bool, stream: bool, final: bool
+    ) -> dict[str, Any] | None:
         """`build`'s body, laid out directly, for the usual chunk: one candidate of plain text parts, with no finish
-        details but its reason, and a usage override `_extra_counts` took (`partial`: a Vertex stream's chunk before
-        the last). None, with nothing counted, when a part is not plain text: `build` then lays the chunk out in
-        full."""
+        details but its reason, and a usage override `_extra_counts` took. None, with nothing counted, when a part is
+        not plain text: `build` then lays the chunk out in full."""
         parts = chunk.parts
         text_tokens = 0
         plain = self._plain_model  # a printers.Plain body, so far
@@ -267,6 +267,8 @@ class ResponseBuilder:
             candidate = {"content": {"parts": list(parts), "role": "model"} if parts else {"role": "model"}}
         if reason:
             candidate["finishReason"] = reason
+            if vertex and not stream and not self.server_tools:  # after finishReason, as _with_avg_logprobs puts it
+                candidate["avgLogprobs"] = printers.double(avg_logprobs(self.fingerprint, chunk.index))
         if not vertex:
             candidate["index"] = chunk.index
             plain = plain and type(chunk.index) is int
@@ -278,7 +280,7 @@ class ResponseBuilder:
             body = printers.FloatFree()
         body["candidates"] = [candidate]
         if vertex:
-            body["usageMetadata"] = {"trafficType": TRAFFIC_TYPE} if partial else self.usage.vertex(*extra)
+            body["usageMetadata"] = {"trafficType": TRAFFIC_TYPE} if stream and not final else self.usage.vertex(*extra)
             body["modelVersion"] = self.model_version
             body["createTime"] = self._ctime
         else:
@@ -388,12 +390,13 @@ def avg_logprobs(fingerprint: str, index: int = 0) -> float:
 
 
 def _with_avg_logprobs(candidate: dict[str, Any], fingerprint: str, index: int) -> dict[str, Any]:
-    """The candidate with avgLogprobs after finishReason (the verbatim Firebase Vertex unary fixture's order)."""
+    """The candidate with avgLogprobs after finishReason (the verbatim Firebase Vertex unary fixture's order), spelled
+    as the printers spell a float (printers.double): the body need not be searched for it."""
     out: dict[str, Any] = {}
     for key, value in candidate.items():
         out[key] = value
         if key == "finishReason":
-            out["avgLogprobs"] = avg_logprobs(fingerprint, index)
+            out["avgLogprobs"] = printers.double(avg_logprobs(fingerprint, index))
     return out
 
 
