@@ -65,16 +65,42 @@ def order_part(part: dict[str, Any]) -> dict[str, Any]:
     """A part in production's key order (engines may build parts in any order)."""
     if len(part) == 1:
         return part
-    if "toolCall" in part or "toolResponse" in part:  # a server-side tool's parts: the signature leads (the
+    ordered = {k: part[k] for k in _layout(tuple(part), _part_order)}
+    call = ordered.get("functionCall")
+    if isinstance(call, dict) and "toolCall" not in part and "toolResponse" not in part:
+        ordered["functionCall"] = {k: call[k] for k in _layout(tuple(call), _call_order)}
+    return ordered
+
+
+def _part_order(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """A part's keys in production's order: the data member first, then thought, then thoughtSignature."""
+    tail = tuple(k for k in _PART_TAIL if k in keys)
+    head = tuple(k for k in keys if k not in _PART_TAIL)
+    if "toolCall" in keys or "toolResponse" in keys:  # a server-side tool's parts: the signature leads (the
         # raw stream of pydantic-ai's cassette test_google_model_file_search_grounding_gemini_3[True].yaml)
-        return {k: part[k] for k in _PART_TAIL if k in part} | {k: v for k, v in part.items() if k not in _PART_TAIL}
-    head = {k: v for k, v in part.items() if k not in _PART_TAIL}
-    call = head.get("functionCall")
-    if isinstance(call, dict):
-        head["functionCall"] = {k: call[k] for k in _CALL_ORDER if k in call} | {
-            k: v for k, v in call.items() if k not in _CALL_ORDER
-        }
-    return head | {k: part[k] for k in _PART_TAIL if k in part}
+        return tail + head
+    return head + tail
+
+
+def _call_order(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """A functionCall's keys in production's order: name, args, id, then any other as given."""
+    return tuple(k for k in _CALL_ORDER if k in keys) + tuple(k for k in keys if k not in _CALL_ORDER)
+
+
+_KEY_LAYOUTS: dict[tuple[Any, tuple[str, ...]], tuple[str, ...]] = {}
+
+
+def _layout(keys: tuple[str, ...], order: Callable[[tuple[str, ...]], tuple[str, ...]]) -> tuple[str, ...]:
+    """`order(keys)`, worked out once for each key set seen (engines repeat a few; a bounded table). Only sets of
+    str keys are kept: a key equal to another of a different type (1 and True) never takes the other's layout."""
+    layout = _KEY_LAYOUTS.get((order, keys))
+    if layout is None:
+        layout = order(keys)
+        if all(type(k) is str for k in keys):
+            if len(_KEY_LAYOUTS) >= 1024:
+                _KEY_LAYOUTS.clear()
+            _KEY_LAYOUTS[(order, keys)] = layout
+    return layout
 
 
 @dataclass
