@@ -124,14 +124,14 @@ def holds_float(obj: Any) -> bool:
     return False
 
 
-def _dumps(obj: Any) -> bytes:
+def _dumps(obj: Any, option: int = _OPTIONS) -> bytes:
     kind = type(obj)
     if kind is float or ((kind is dict or kind is list) and holds_float(obj)):
         obj = _doubles(obj)
     try:
-        return orjson.dumps(obj, option=_OPTIONS)
+        return orjson.dumps(obj, option=option)
     except TypeError:  # a key that is not a str (see _compact)
-        return orjson.dumps(obj, option=_OPTIONS | orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(obj, option=option | orjson.OPT_NON_STR_KEYS)
 
 
 def indented(obj: Any) -> bytes:
@@ -143,7 +143,9 @@ def indented(obj: Any) -> bytes:
 
 def pretty(obj: Any) -> bytes:
     """Unary/error body: the pretty form plus the single trailing newline."""
-    return indented(obj) + b"\n"
+    if type(obj) in _PLAIN:
+        return _dumps(obj, _OPTIONS | orjson.OPT_APPEND_NEWLINE)
+    return _escape(_dumps(obj, _OPTIONS | orjson.OPT_APPEND_NEWLINE))
 
 
 def line(obj: Any) -> bytes:
