@@ -6,7 +6,6 @@ types, model, then the request's own rules.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, NamedTuple, cast
@@ -81,7 +80,9 @@ class Context:
         self.catalogue = catalogue.load()
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
+        # The engine's optional capabilities, asked once (an isinstance of a runtime-checkable protocol is not cheap)
         self.ready_answers = isinstance(engine, ReadyAnswerer)  # answers at once, when it can (handlers.answer_of)
+        self.method_answers = isinstance(engine, MethodAnswerer)  # may answer countTokens & co. itself
         self._facts: dict[str, ModelFacts] = {}  # by catalogue model: as many as the catalogue holds
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
@@ -152,8 +153,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         body = sent = await read_body(ctx, request, record)  # the normalised body below is a copy where respelled
 
-        def probe() -> GenerateRequest:  # built only when an engine capability is asked
-            return _probe(target, body, sent, record.namespace, stream=bool(mode))
+        def probe(model: str | None = None) -> GenerateRequest:  # built only when an engine capability is asked
+            return _probe(target, body, sent, record.namespace, bool(mode), model)
 
         if target.method not in SERVED_METHODS:  # only an engine that holds the answer serves these
             answered = _engine_answer(ctx, probe(), record)
@@ -165,7 +166,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         model, refused = _resolve(ctx, target, probe)
         int_enums = enums.wants_int_enums(query.get("$alt", ""))
         if target.method in ("countTokens", "computeTokens") or target.method in EMBEDDING_METHODS:
-            answered = _engine_answer(ctx, dataclasses.replace(probe(), model=model), record)
+            answered = _engine_answer(ctx, probe(model), record)
             if answered is not None:
                 return json_response(answered)
             if refused is not None:  # the engine vouched for the model but has no answer after all
@@ -296,16 +297,18 @@ def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[
     return kept | {k: given[k] for k in ENGINE_HEADERS if k in given}
 
 
-def _probe(target: Target, body: dict[str, Any], sent: dict[str, Any], namespace: str, stream: bool) -> GenerateRequest:
-    """The request as an engine's optional capabilities see it, before the catalogue and the method's own
-    checks: the model as written, whatever contents the body holds. The body is normalised, except for the
-    methods the wire does not serve (computeTokens...), which it hands over as sent."""
+def _probe(
+    target: Target, body: dict[str, Any], sent: dict[str, Any], namespace: str, stream: bool, model: str | None = None
+) -> GenerateRequest:
+    """The request as an engine's optional capabilities see it, before the method's own checks: `model` (the
+    catalogue id serving it) or else the model as written, whatever contents the body holds. The body is
+    normalised, except for the methods the wire does not serve (computeTokens...), which it hands over as sent."""
     inner = body.get("generateContentRequest")
     contents = body.get("contents") or (inner.get("contents") if isinstance(inner, dict) else None)
     return GenerateRequest(
         method=target.method,
         version=target.version,
-        model=target.model.removeprefix("models/"),
+        model=model if model is not None else target.model.removeprefix("models/"),
         requested_model=target.model,
         backend=target.backend,
         stream=stream,
@@ -337,16 +340,16 @@ def engine_answer(
 ) -> dict[str, Any] | None:
     """The engine's own answer (MethodAnswerer) to a method the wire computes, asked as the native path asks it:
     `body` as sent, `model` the catalogue id serving it. None when the engine has none."""
-    probe = dataclasses.replace(_probe(target, body, body, record.namespace, stream=False), model=model)
+    probe = _probe(target, body, body, record.namespace, False, model)
     return _engine_answer(ctx, probe, record)
 
 
 def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict[str, Any] | None:
     """The engine's own answer to a method the wire computes (MethodAnswerer), or None."""
-    if not isinstance(ctx.engine, MethodAnswerer):
+    if not ctx.method_answers:
         return None
     try:
-        return ctx.engine.answer_method(probe)
+        return cast(MethodAnswerer, ctx.engine).answer_method(probe)
     finally:
         record.entry = probe.notes.get("entry")
 
