@@ -239,7 +239,9 @@ class ResponseBuilder:
             if one.usage and (one is not chunk or extra is None):  # counts `_extra_counts` took hold no float
                 engine_data.append(one.usage)
         body: dict[str, Any]
-        if not engine_data:  # Plain: nothing but plain text parts and the builder's own fields, strings checked
+        if vertex and not stream:  # as ever, searched for a float when printed (avgLogprobs is none: it is spelled)
+            body = {}
+        elif not engine_data:  # Plain: nothing but plain text parts and the builder's own fields, strings checked
             body = printers.Plain() if plain else printers.FloatFree()
         else:
             body = {} if printers.holds_float(engine_data) else printers.FloatFree()
@@ -302,6 +304,8 @@ class ResponseBuilder:
         body: dict[str, Any]
         if plain:
             body = printers.Plain() if colons or ":" in (reason or "") else printers.ColonFree()
+        elif vertex and not stream and not (reason is None or type(reason) is str):
+            body = {}  # as `build` lays out a Vertex unary body with anything unexpected: searched for a float
         else:
             body = printers.FloatFree()
         body["candidates"] = [candidate]
