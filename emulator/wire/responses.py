@@ -273,26 +273,41 @@ class ResponseBuilder:
     def _text_body(
         self, chunk: Chunk, extra: tuple[int, int], vertex: bool, stream: bool, final: bool
     ) -> dict[str, Any] | None:
-        """`build`'s body, laid out directly, for the usual chunk: one candidate of plain text parts, with no finish
-        details but its reason, and a usage override `_extra_counts` took. None, with nothing counted, when a part is
-        not plain text: `build` then lays the chunk out in full."""
-        parts = chunk.parts
+        """`build`'s body, laid out directly, for the usual chunk: one candidate of text parts (plain, or with a
+        thought flag or signature, in production's order), with no finish details but its reason, and a usage
+        override `_extra_counts` took. None, with nothing counted, for any other part: `build` then lays the chunk out
+        in full."""
+        parts = []
         text_tokens = 0
         plain = self._plain_model  # a printers.Plain body, so far
         colons = vertex or self._colon_model  # whether a string of the body may hold a ":" (createTime does)
-        for part in parts:
-            if len(part) != 1 or type(text := part.get("text")) is not str:
+        for part in chunk.parts:
+            if len(part) == 1:
+                text = part.get("text")
+                if type(text) is not str:
+                    return None
+                parts.append(part)
+                text_tokens += tokens.count_text(text)
+                plain = plain and printers.plain_string(text)
+                colons = colons or ":" in text
+            elif tuple(part) in _TEXT_LAYOUTS:
+                text, thought, signature = part["text"], part.get("thought", False), part.get("thoughtSignature", "")
+                if type(text) is not str or type(thought) is not bool or type(signature) is not str:
+                    return None
+                parts.append(dict(part))  # a copy, as order_part makes
+                if not thought:  # thought summaries: counted by the engine in thoughtsTokenCount
+                    text_tokens += tokens.count_text(text)
+                plain = plain and printers.plain_string(text) and printers.plain_string(signature)
+                colons = colons or ":" in text or ":" in signature
+            else:
                 return None
-            text_tokens += tokens.count_text(text)
-            plain = plain and printers.plain_string(text)
-            colons = colons or ":" in text
         self.usage.candidates += text_tokens
         reason = chunk.finish_reason
         candidate: dict[str, Any]
         if vertex:
-            candidate = {"content": {"role": "model", "parts": list(parts)}} if parts else {}
+            candidate = {"content": {"role": "model", "parts": parts}} if parts else {}
         else:
-            candidate = {"content": {"parts": list(parts), "role": "model"} if parts else {"role": "model"}}
+            candidate = {"content": {"parts": parts, "role": "model"} if parts else {"role": "model"}}
         if reason:
             candidate["finishReason"] = reason
             if vertex and not stream and not self.server_tools:  # after finishReason, as _with_avg_logprobs puts it
@@ -460,6 +475,8 @@ VERTEX_USAGE_ORDER = (
 
 
 _NO_EXTRA = (0, 0)
+# The keys of a text part with a thought flag or signature, in production's order (order_part leaves them so).
+_TEXT_LAYOUTS = frozenset((("text", "thought"), ("text", "thoughtSignature"), ("text", "thought", "thoughtSignature")))
 _EXTRA_KEYS = frozenset(("thoughtsTokenCount", "toolUsePromptTokenCount"))
 
 
