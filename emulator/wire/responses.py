@@ -216,9 +216,9 @@ class ResponseBuilder:
             and chunk.block_reason is None
             and not (chunk.safety_ratings or chunk.grounding or chunk.finish_message)
         ):
-            body = self._text_body(chunk, extra, vertex, stream, final)
-            if body is not None:
-                return body
+            laid_out = self._text_body(chunk, extra, vertex, stream, final)
+            if laid_out is not None:
+                return laid_out
         candidates = []
         engine_data: list[Any] = []  # what the engine gave that may hold a float (the only place one can come from)
         plain = self._plain_model and chunk.block_reason is None  # a printers.Plain body, so far
