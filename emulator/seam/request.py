@@ -63,7 +63,11 @@ def last_user_text(contents: list[dict[str, Any]]) -> str:
     """Text of the last user turn of `contents` (all its text parts joined), or ""."""
     for content in reversed(contents):
         if content.get("role", "user") == "user":
-            texts = [p["text"] for p in content.get("parts", []) if isinstance(p.get("text"), str)]
+            texts = []
+            for part in content.get("parts", []):  # a loop, not a comprehension: cheaper for the usual one part
+                text = part.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
             if texts:
                 return "\n".join(texts)
     return ""

@@ -28,21 +28,18 @@ from gemini_emulator.seam import Chunk, GenerateRequest
 THINKING_BASE = 24
 
 
-def _config(request: GenerateRequest, name: str) -> Any:
-    return request.generation_config.get(name)
-
-
-def _structured(request: GenerateRequest, seed: str) -> str | None:
-    """The answer text for JSON or enum output, or None for plain text."""
-    mime = str(_config(request, "responseMimeType") or "")
+def _structured(request: GenerateRequest, seed: str, prompt: str) -> str | None:
+    """The answer text for JSON or enum output, or None for plain text (`prompt`: the last user turn's text)."""
+    config = request.generation_config
+    mime = str(config.get("responseMimeType") or "")
     if mime not in ("application/json", "text/x.enum"):
         return None
-    json_schema = _config(request, "responseJsonSchema")
-    schema = json_schema if json_schema is not None else _config(request, "responseSchema")
-    hints = [w for w in request.last_user_text().split() if len(w) > 3][:5]
+    json_schema = config.get("responseJsonSchema")
+    schema = json_schema if json_schema is not None else config.get("responseSchema")
+    hints = [w for w in prompt.split() if len(w) > 3][:5]
     if mime == "application/json":
         if not isinstance(schema, dict):
-            return json.dumps({"response": compose(request.last_user_text(), seed)}, indent=2)
+            return json.dumps({"response": compose(prompt, seed)}, indent=2)
         value = synthesize(schema, seed, json_schema is not None, hints)
         return json.dumps(value, indent=2, ensure_ascii=False)  # production's indented output text
     if mime == "text/x.enum" and isinstance(schema, dict) and isinstance(schema.get("enum"), list):
@@ -75,10 +72,10 @@ def _attached(request: GenerateRequest) -> str:
     return f"I looked at the attached files {', '.join(named[:-1])} and {named[-1]}. "
 
 
-def _thinking_tokens(request: GenerateRequest, prompt_tokens: int) -> int:
+def _thinking_tokens(request: GenerateRequest, thinking: dict[str, Any], prompt_tokens: int) -> int:
+    """The hidden thought tokens (`thinking`: the request's thinkingConfig, {} without one)."""
     if not request.thinking:
         return 0
-    thinking = _config(request, "thinkingConfig") or {}
     budget = thinking.get("thinkingBudget")
     if budget == 0:
         return 0
@@ -86,11 +83,6 @@ def _thinking_tokens(request: GenerateRequest, prompt_tokens: int) -> int:
     if isinstance(budget, int) and budget > 0:
         spent = min(spent, budget)
     return spent
-
-
-def _include_thoughts(request: GenerateRequest) -> bool:
-    thinking = _config(request, "thinkingConfig") or {}
-    return bool(thinking.get("includeThoughts"))
 
 
 def _gemini3(request: GenerateRequest) -> bool:
@@ -109,46 +101,61 @@ def _call_chunk(request: GenerateRequest, decl: synth_tools.Declaration) -> Chun
 
 def answer(request: GenerateRequest, prompt_tokens: int) -> list[Chunk]:
     """The zero-config answer as chunks (one per candidate for unary calls, several when streamed)."""
-    thoughts = _thinking_tokens(request, prompt_tokens)
-    limit = _config(request, "maxOutputTokens")
+    config = request.generation_config  # most requests set none of it: each field is looked up once, here
+    thinking = config.get("thinkingConfig") or {}
+    thoughts = _thinking_tokens(request, thinking, prompt_tokens)
+    limit = config.get("maxOutputTokens")
     limit = limit if isinstance(limit, int) and limit > 0 else None
-    decl = synth_tools.choose(request)
+    decl = synth_tools.choose(request) if request.tools else None  # no tools, no function to call
     if decl is not None and (limit is None or thoughts < limit):
         chunk = _call_chunk(request, decl)
         chunk.usage = {"thoughtsTokenCount": thoughts} if thoughts else None
         return [chunk]
-    count = _config(request, "candidateCount")
+    count = config.get("candidateCount")
     count = count if isinstance(count, int) and 1 < count <= 8 else 1
+    prompt = request.last_user_text()  # read once for every candidate
     summary = ""
-    if _include_thoughts(request) and thoughts:
-        topic = " ".join(request.last_user_text().split()[:6])
+    if thoughts and thinking.get("includeThoughts"):
+        topic = " ".join(prompt.split()[:6])
         summary = f"**Considering the request**\n\nThe user asks: {topic}. I will answer directly.\n"
         thoughts += tokens.count_text(summary)
     if limit is not None and thoughts >= limit:
         thoughts, summary = limit, ""
     usage = {"thoughtsTokenCount": thoughts} if thoughts else None
+    if count == 1:
+        return _candidate(request, prompt, 0, summary, thoughts, limit, usage)
     chunks: list[Chunk] = []
     for index in range(count):
-        chunks += _candidate(request, index, summary, thoughts, limit, usage)
+        chunks += _candidate(request, prompt, index, summary, thoughts, limit, usage)
     return chunks
 
 
 def _candidate(
-    request: GenerateRequest, index: int, summary: str, thoughts: int, limit: int | None, usage: dict[str, Any] | None
+    request: GenerateRequest,
+    prompt: str,
+    index: int,
+    summary: str,
+    thoughts: int,
+    limit: int | None,
+    usage: dict[str, Any] | None,
 ) -> list[Chunk]:
-    """One candidate's chunks (candidate 0 is the answer; later ones vary the seed)."""
+    """One candidate's chunks (candidate 0 is the answer; later ones vary the seed); `prompt` is the last user
+    turn's text."""
     seed = request.fingerprint if index == 0 else f"{request.fingerprint}:{index}"
+    config = request.generation_config
     # Structured output holds after a tool result too: the VCR recordings (pydantic-ai and Mirascope, Developer) hold 5
     # requests ending in a function response with responseMimeType application/json and a schema; all 5
     # answers are JSON.
-    text = _structured(request, seed)
+    text = _structured(request, seed, prompt) if config else None
     if text is None:
         if synth_tools.has_function_response(request):
             text = synth_tools.response_summary(request)
         else:
             preface = synth_builtin.file_search_preface(request) if request.retrieved else ""
-            text = preface + _attached(request) + compose(request.last_user_text(), seed)
-    text = _stop(text, _config(request, "stopSequences"))
+            text = preface + _attached(request) + compose(prompt, seed)
+    stops = config.get("stopSequences")
+    if stops is not None:
+        text = _stop(text, stops)
     finish = "STOP"
     if limit is not None:
         if thoughts >= limit:
@@ -159,14 +166,16 @@ def _candidate(
     chunks = [Chunk(parts=[{"text": p}], usage=usage, index=index) for p in pieces]
     if summary:
         chunks.insert(0, Chunk(parts=[{"text": summary, "thought": True}], usage=usage, index=index))
-    signature = mint_signature(seed) if _gemini3(request) else None
-    if signature and not request.stream and pieces:
-        chunks[-1].parts[-1]["thoughtSignature"] = signature
-    if signature and request.stream:
-        chunks.append(Chunk(parts=[{"text": "", "thoughtSignature": signature}], usage=usage, index=index))
+    if _gemini3(request):
+        signature = mint_signature(seed)
+        if not request.stream and pieces:
+            chunks[-1].parts[-1]["thoughtSignature"] = signature
+        elif request.stream:
+            chunks.append(Chunk(parts=[{"text": "", "thoughtSignature": signature}], usage=usage, index=index))
     if not chunks:
         chunks = [Chunk(usage=usage, index=index)]
-    _builtin_tools(request, chunks, text)
+    if request.tools:  # built-in tools are tools too
+        _builtin_tools(request, chunks, text)
     chunks[-1].finish_reason = finish
     return chunks
 

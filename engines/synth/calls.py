@@ -43,4 +43,7 @@ def has_function_response(request: GenerateRequest) -> bool:
     """Whether the last turn carries a functionResponse part (the caller answering the model's calls)."""
     last = request.contents[-1] if request.contents else {}
     parts = last.get("parts") or [] if isinstance(last, dict) else []
-    return any(isinstance(p, dict) and "functionResponse" in p for p in parts)
+    for part in parts:  # a loop, not any() over a generator: cheaper for the usual one part
+        if isinstance(part, dict) and "functionResponse" in part:
+            return True
+    return False

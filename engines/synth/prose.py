@@ -67,6 +67,19 @@ _SENTENCE_TEMPLATES = (
     "There is no single right answer about {t}, but some answers are better than others.",
     "A good first step with {t} is to define the terms carefully.",
 )
+
+
+def _form(template: str) -> str:
+    """A template's %-format: its one {t} or {T} as %s (formatting it then parses no braces on every call)."""
+    form = template.replace("%", "%%").replace("{T}", "%s").replace("{t}", "%s")
+    if form.count("%s") != 1:
+        raise ValueError(f"a template names its topic once: {template!r}")
+    return form
+
+
+_OPENER_FORMS = tuple(_form(t) for t in _OPENERS)
+# (form, whether the topic starts the sentence capitalised)
+_SENTENCE_FORMS = tuple((_form(t), "{T}" in t) for t in _SENTENCE_TEMPLATES)
 _ONE_WORDS = ("Yes.", "Paris.", "Blue.", "Seven.", "Hello.", "Certainly.", "Tomorrow.", "Water.")
 
 
@@ -102,16 +115,24 @@ class Rng:
         return low + self.below(high - low + 1)
 
 
+_SHORT_PROMPT = 256  # up to this length the words are found in one findall; past it one by one, stopping early
+
+
 def _topic(prompt: str) -> str:
     """The prompt's first three words that are not stop words (repeats dropped), or "this"."""
-    words: list[str] = []
-    for match in _WORD.finditer(prompt):  # stops early: a long prompt is not read to its end
-        word = match.group().lower()
+    words: list[str] = []  # each once, in order of first appearance
+    seen = 0  # topic words read, repeats included
+    # A long prompt is not read to its end: its words are found lazily, up to the third topic word.
+    found = _WORD.findall(prompt) if len(prompt) <= _SHORT_PROMPT else (m.group() for m in _WORD.finditer(prompt))
+    for word in found:
+        word = word.lower()
         if word not in _STOP:
-            words.append(word)
-            if len(words) == 3:
+            if word not in words:
+                words.append(word)
+            seen += 1
+            if seen == 3:
                 break
-    return " ".join(dict.fromkeys(words)) if words else "this"
+    return " ".join(words) if words else "this"
 
 
 def _count(match: re.Match[str] | None, default: int) -> int:
@@ -122,9 +143,13 @@ def _count(match: re.Match[str] | None, default: int) -> int:
 
 
 def _sentences(rng: Rng, topic: str, n: int) -> list[str]:
-    capitalised = topic[:1].upper() + topic[1:]
-    # str.replace, not str.format: no format string to parse on every call (a topic never holds a brace)
-    return [rng.choice(_SENTENCE_TEMPLATES).replace("{t}", topic).replace("{T}", capitalised) for _ in range(n)]
+    choice = rng.choice
+    out = []
+    for _ in range(n):
+        form, capital = choice(_SENTENCE_FORMS)
+        # The topic is lowercase ASCII words, so capitalize() only raises its first letter.
+        out.append(form % (topic.capitalize() if capital else topic))
+    return out
 
 
 def compose(prompt: str, seed: str) -> str:
@@ -143,7 +168,7 @@ def compose(prompt: str, seed: str) -> str:
     if items:
         n = _count(items, 3)
         lines = [f"{i + 1}. {s}" for i, s in enumerate(_sentences(rng, topic, n))]
-        return rng.choice(_OPENERS).replace("{t}", topic) + "\n\n" + "\n".join(lines)
+        return rng.choice(_OPENER_FORMS) % topic + "\n\n" + "\n".join(lines)
     paragraphs = _PARAGRAPHS.search(prompt) if "paragraph" in low else None
     if paragraphs or "essay" in low or "story" in low or "article" in low or "explain in detail" in low:
         n = _count(paragraphs, 3)
@@ -154,14 +179,22 @@ def compose(prompt: str, seed: str) -> str:
     # A one-line question gets a sentence or two; a longer prompt a little more.
     extra = min(length // 200, 4)
     body = _sentences(rng, topic, 1 + rng.randint(0, 1) + extra)
-    return " ".join([rng.choice(_OPENERS).replace("{t}", topic), *body])
+    return " ".join([rng.choice(_OPENER_FORMS) % topic, *body])
 
 
 def split_for_stream(text: str, pieces: int = 4) -> list[str]:
     """Split text into up to `pieces` chunks on word boundaries; concatenation gives the text back."""
-    words = text.split(" ")
-    if len(words) <= 1:
+    words = text.count(" ") + 1
+    if words <= 1:
         return [text]
-    size = max(1, -(-len(words) // pieces))
-    groups = [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
-    return [g + " " for g in groups[:-1]] + groups[-1:]
+    size = max(1, -(-words // pieces))  # words per chunk, the last one holding what is left
+    out = []
+    rest = text
+    while True:
+        head = rest.split(" ", size)  # `size` words, then the rest after the space that ends them
+        if len(head) <= size:
+            out.append(rest)
+            return out
+        tail = head[-1]
+        out.append(rest[: len(rest) - len(tail)])
+        rest = tail
