@@ -257,7 +257,9 @@ class Journal:
         """Fill in the answer (`elided`: its media already elided, as a Tap does piece by piece); the record now
         counts against the bounds, and the biggest namespaces' oldest records are evicted past them."""
         record.status = status
-        record.sent = bytes((body if elided else elide_media(bytes(body)))[:MAX_RESPONSE_TEXT])
+        # A copy of exactly its size: orjson's output (a printed answer) keeps the buffer it was printed into,
+        # several KiB for a short body, which 10,000 records would hold on to.
+        record.sent = bytes(memoryview(body if elided else elide_media(bytes(body)))[:MAX_RESPONSE_TEXT])
         record.duration_ms = (monotonic() - record.started) * 1000
         record.complete = complete
         stored = record.stored_body

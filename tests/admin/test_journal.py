@@ -399,3 +399,25 @@ def test_model_listing_and_unroutable_requests_are_journaled(gemini_emulator) ->
         ("", "", 404),
     ]
     assert "journal-listing-key" not in str(records)
+
+
+def test_a_record_holds_its_answer_in_as_many_bytes_as_it_has() -> None:
+    """orjson prints into a buffer of several KiB and hands it back as the bytes object: a record keeps an exact
+    copy, so 10,000 journaled short answers cost their length, not the printer's buffers (tracemalloc sees them)."""
+    import tracemalloc
+
+    from gemini_emulator.admin.journal import Journal
+    from gemini_emulator.protocol import printers
+
+    body = {"candidates": [{"content": {"parts": [{"text": "x" * 700}], "role": "model"}}]}
+    size = len(printers.pretty(body))
+    journal = Journal(10_000)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(500):
+            journal.finish(journal.begin("POST", "/x", {}, [(b"host", b"x")]), 200, printers.pretty(body))
+        per_record = (tracemalloc.get_traced_memory()[0] - before) / 500
+    finally:
+        tracemalloc.stop()
+    assert per_record < size + 1024, per_record
