@@ -17,6 +17,7 @@ import asyncio
 import itertools
 import json
 import os
+import select
 import socket
 import struct
 import sys
@@ -282,10 +283,19 @@ def main() -> int:
         result = asyncio.run(sizes(int(port), paths.split(","), [int(x) for x in lengths.split(",")], int(repeats)))
     else:
         raise SystemExit(f"unknown mode {mode}")
-    # uvloop leaves the pipe it was handed non-blocking: a result past the pipe's 128 KiB would be cut short.
-    os.set_blocking(sys.stdout.fileno(), True)
-    print(json.dumps(result))
+    _write_all(sys.stdout.fileno(), (json.dumps(result) + "\n").encode())
     return 0
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of `data` to `fd`, waiting while the pipe is full: uvloop can leave the pipe it was handed non-blocking,
+    and a print then loses whatever the pipe's 64 KiB did not take (the held-streams result is larger)."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            select.select([], [fd], [])
 
 
 if __name__ == "__main__":
