@@ -274,7 +274,9 @@ class Journal:
             self._held_bytes += record.size
             self._bytes[name] += record.size
             while self._held > self.cap:
-                self._evict(max(self._finished, key=lambda n: len(self._finished[n])))
+                finished = self._finished  # one namespace (the usual case) needs no search for the biggest
+                biggest = next(iter(finished)) if len(finished) == 1 else max(finished, key=lambda n: len(finished[n]))
+                self._evict(biggest)
             while self._held_bytes > self.max_bytes:
                 self._evict(max(self._finished, key=self._bytes.__getitem__))
 
