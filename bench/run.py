@@ -120,7 +120,7 @@ LONG_RUNS |= {name: module.run for name, module in MODULE_RUNS.items()}
 
 
 def measure(quick: bool, with_aimock: bool) -> dict[str, Any]:
-    names = ["baseline", "emulator", "scripted", "emulator-h11"] + (["aimock"] if with_aimock else [])
+    names = ["baseline", "least", "emulator", "scripted", "emulator-h11"] + (["aimock"] if with_aimock else [])
     results: dict[str, Any] = throughput(names)
     if not quick:
         for name, run in LONG_RUNS.items():
@@ -157,16 +157,17 @@ def _table(results: dict[str, Any], names: list[str]) -> bool:
         line += "| " + " ".join(f"{_fmt(ratio(row, a, b)):>8}" for a, b in pairs)
         print(line)
     print("\nserver CPU µs per request (utime + stime of the server process over the measured requests):")
-    print(f"{'case':<6}{'conns':>6} " + "".join(f"{n:>14}" for n in names) + "   emu/aimock emu/h11")
+    ratios = "   emu/aimock emu/h11 least/aimock emu/least"
+    print(f"{'case':<6}{'conns':>6} " + "".join(f"{n:>14}" for n in names) + ratios)
     for row in results["cases"]:
         cpu = {n: row[n]["server_cpu"] / row[n]["rps"] * 1e6 for n in names if row.get(n) and row[n]["rps"]}
         row["cpu_us_per_request"] = cpu
         line = f"{row['case']:<6}{row['conns']:>6} " + "".join(
             f"{cpu[n]:>14.0f}" if n in cpu else f"{'n/a':>14}" for n in names
         )
-        emu = cpu.get("emulator")
-        for other in ("aimock", "emulator-h11"):
-            line += f"{_fmt(emu / cpu[other]) if emu and other in cpu else 'n/a':>11}"
+        for a, b, width in (("emulator", "aimock", 11), ("emulator", "emulator-h11", 8), ("least", "aimock", 13)):
+            line += f"{_fmt(cpu[a] / cpu[b]) if a in cpu and b in cpu else 'n/a':>{width}}"
+        line += f"{_fmt(cpu['emulator'] / cpu['least']) if 'emulator' in cpu and 'least' in cpu else 'n/a':>10}"
         print(line)
     return ok
 

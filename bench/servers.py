@@ -1,6 +1,8 @@
 """The servers the benchmark compares, started the same way and timed from spawn to their first 200.
 
 - `baseline`: bench/baseline_app.py, a bare Starlette app returning pre-serialized bytes (the framework limit);
+- `least`: bench/least_app.py, the least work a zero-config answer takes in plain Python, on the emulator's own
+  runtime (a floor for the emulator's CPU per request: what any Python emulator on this stack must spend);
 - `emulator`: `gemini-emulator serve` with default settings (zero-config answers);
 - `scripted`: the same with a `--script` file whose one entry answers every request (`times: forever`);
 - `emulator-h11`: `emulator` on the fallback stack (`--http h11 --loop asyncio`), the default before 2026-12;
@@ -33,7 +35,7 @@ STAMP = UPSTREAMS / "node_modules" / ".package-lock.sha256"
 ANSWER = "".join(_TEXT)  # what every server answers (the baseline's own text)
 READY_PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
 READY_BODY = b'{"contents": [{"role": "user", "parts": [{"text": "Bench request 0: ready?"}]}]}'
-NAMES = ("baseline", "emulator", "scripted", "emulator-h11", "aimock")
+NAMES = ("baseline", "least", "emulator", "scripted", "emulator-h11", "aimock")
 
 
 @dataclass
@@ -89,6 +91,8 @@ def command(name: str, port: int, workdir: Path) -> list[str]:
         return [*emulator, "--http", "h11", "--loop", "asyncio"]
     if name == "baseline":
         return [sys.executable, str(BENCH / "baseline_app.py"), "--port", str(port)]
+    if name == "least":
+        return [sys.executable, str(BENCH / "least_app.py"), "--port", str(port)]
     if name == "aimock":
         chunk = -(-len(ANSWER) // len(_TEXT))  # as many SSE events as the baseline sends
         return [str(AIMOCK), "--port", str(port), "--fixtures", str(fixtures), "--chunk-size", str(chunk)]
