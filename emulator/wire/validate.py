@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -78,11 +78,36 @@ class FieldSpec:
     json: str  # the lowerCamelCase name: the one spelling rules and engines read
 
 
+# The quick test (`_clean`) reads each message as a table of its lowerCamelCase names only (a snake_case name is a
+# miss: the full walk respells it), each field as (the types its value is taken in as it is, the step that checks
+# any other value, the sub-message's table, the types a repeated field's element is taken in as it is, the kind,
+# the enum's names).
+CleanTable = dict[str, "CleanField"]
+CleanField = tuple[frozenset[type], int, CleanTable, frozenset[type], str, "frozenset[str] | None"]
+_STEP_NONE, _STEP_MESSAGE, _STEP_MESSAGES, _STEP_SCALAR, _STEP_SCALARS, _STEP_MAP, _STEP_LIST, _STEP_ENUM = range(8)
+_AS_IS: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "bytes": frozenset({str}),
+    "duration": frozenset({str}),
+    "timestamp": frozenset({str}),
+    "bool": frozenset({bool}),
+    "float": frozenset({int, float}),
+    "double": frozenset({int, float}),
+    "enum": frozenset({int}),
+    "struct": frozenset({dict}),
+    "value": frozenset({dict, list, str, int, float, bool}),
+}
+_NOTHING: frozenset[type] = frozenset()
+_STEPS = {"scalar": _STEP_SCALAR, "message": _STEP_MESSAGE, "map": _STEP_MAP, "enum": _STEP_ENUM}
+_REPEATED_STEPS = {"scalar": _STEP_SCALARS, "enum": _STEP_SCALARS, "message": _STEP_MESSAGES, "value": _STEP_LIST}
+
+
 @dataclass(frozen=True)
 class Schema:
     messages: dict[str, dict[str, FieldSpec]]  # both json and proto names map to the spec
     enums: dict[str, frozenset[str]]
     respelled: dict[str, dict[str, FieldSpec]]  # messages whose names are normalised but not checked
+    clean: dict[str, CleanTable] = field(default_factory=dict)  # `messages` for the quick test (`_clean`)
 
 
 # Requests wire_fields.json does not describe (their names are not checked: production's embedding parsers
@@ -216,7 +241,27 @@ def schema() -> Schema:
     }
     # Enum names compare case-insensitively: production takes the lowercase schema types
     # ("object", "string") that firebase, ai-sdk 3 and LangChain send.
-    return Schema(messages, {k: frozenset(x.upper() for x in v) for k, v in data["enums"].items()}, respelled)
+    enums = {k: frozenset(x.upper() for x in v) for k, v in data["enums"].items()}
+    return Schema(messages, enums, respelled, _clean_tables(messages, enums))
+
+
+def _clean_tables(messages: dict[str, dict[str, FieldSpec]], enums: dict[str, frozenset[str]]) -> dict[str, CleanTable]:
+    """`messages` as the quick test reads them (see CleanField)."""
+    tables: dict[str, CleanTable] = {name: {} for name in messages}
+    for name, fields in messages.items():
+        for key, spec in fields.items():
+            if key != spec.json:
+                continue
+            kind, sub, names = spec.kind, tables.get(spec.type), enums.get(spec.type)
+            step = (_REPEATED_STEPS if spec.repeated else _STEPS).get("scalar" if kind in _PLAIN else kind, _STEP_NONE)
+            if sub is None and step in (_STEP_MESSAGE, _STEP_MESSAGES, _STEP_MAP):  # a message the table lacks
+                step = _STEP_NONE
+            each = _AS_IS.get(kind, _NOTHING)
+            if kind == "enum" and names is None:  # any name is taken
+                each, step = each | {str}, step if spec.repeated else _STEP_NONE
+            as_is = _NOTHING if spec.repeated else each
+            tables[name][key] = (as_is, step, {} if sub is None else sub, each, kind, names)
+    return tables
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
@@ -406,11 +451,72 @@ def _rebuilt(value: dict[str, Any], table: dict[str, FieldSpec], changed: dict[s
     return out
 
 
+def _clean(value: dict[str, Any], table: CleanTable, depth: int) -> bool:
+    """True when the full walk (`_Walker.message`) would find nothing to refuse and nothing to respell in `value`
+    (it would hand `value` itself back): every name lowerCamelCase and known, every value of its field's type. A
+    quick test that builds no paths; False may also mean "not sure" (a type it does not know): the walk decides."""
+    if depth > MAX_DEPTH:
+        return False
+    for key, item in value.items():
+        entry = table.get(key)
+        if entry is None:  # an unknown name, or one to respell
+            return False
+        if item is None:
+            continue
+        kind = type(item)
+        if kind in entry[0]:
+            continue
+        step = entry[1]
+        if step == _STEP_MESSAGE:
+            if kind is not dict or not _clean(item, entry[2], depth + 1):
+                return False
+        elif step == _STEP_MESSAGES:
+            if kind is not list:
+                return False
+            sub = entry[2]
+            for element in item:
+                if type(element) is not dict or not _clean(element, sub, depth + 1):
+                    return False
+        elif step == _STEP_ENUM:  # names compare case-insensitively (see `schema`)
+            if kind is not str or item.upper() not in entry[5]:  # type: ignore[operator]
+                return False
+        elif step == _STEP_SCALAR:
+            if not _scalar_ok(entry[4], item, None):  # never a list
+                return False
+        elif step == _STEP_SCALARS:
+            if kind is not list:
+                return False
+            each = entry[3]
+            for element in item:
+                if type(element) not in each and not _scalar_ok(entry[4], element, entry[5]):
+                    return False
+        elif step == _STEP_MAP:
+            if kind is not dict:
+                return False
+            sub = entry[2]
+            for element in item.values():
+                if type(element) is not dict or not _clean(element, sub, depth + 1):
+                    return False
+        elif step != _STEP_LIST or kind is not list:
+            return False
+    return True
+
+
 def check_fields(body: dict[str, Any], message: str, backend: str, version: str, path: str = "") -> dict[str, Any]:
     """Unknown names and mistyped values anywhere in the body: one 400 listing every violation. Hands back the
     body with its field names normalised to lowerCamelCase (`body` itself is never changed); a request message
     the table does not check (the embedding calls) only has its names normalised. `path` names the body in
-    violations when the body is one field of the request (a create's resource: `cached_content`)."""
+    violations when the body is one field of the request (a create's resource: `cached_content`). The usual body,
+    with nothing to refuse or respell, passes a quick test (`_clean`) and is handed back as it is; any other gets
+    the full walk (`walked`), which says what is wrong with it."""
+    table = schema().clean.get(message)
+    if table is not None and _clean(body, table, 0):
+        return body
+    return walked(body, message, backend, version, path)
+
+
+def walked(body: dict[str, Any], message: str, backend: str, version: str, path: str = "") -> dict[str, Any]:
+    """`check_fields` by the full walk alone, with no quick test first (tests pin the quick test to it)."""
     walker = _Walker(backend, version)
     if message not in walker.schema.messages:
         return respelled(body, message)
@@ -439,7 +545,8 @@ def extended(messages: dict[str, dict[str, dict[str, Any]]]) -> Schema:
         )
         for name, table in messages.items()
     }
-    return Schema(base.messages | added, base.enums, base.respelled)
+    merged = base.messages | added
+    return Schema(merged, base.enums, base.respelled, _clean_tables(merged, base.enums))
 
 
 def walk(
