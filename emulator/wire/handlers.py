@@ -71,6 +71,18 @@ class ModelFacts(NamedTuple):
     thinking: bool  # the model thinks (thought tokens, signatures)
 
 
+class CallPlan(NamedTuple):
+    """What `call` derives from its target alone, worked out once per target (Context.plan)."""
+
+    model_named: str  # the model as the URL names it, without "models/" (the journal's)
+    served: bool  # a method the wire serves (SERVED_METHODS); others only an engine that holds the answer
+    message: str  # the request message the body is checked as
+    model: str | None  # the catalogue id serving the call; None: resolved on each call (a refusal, a Registry URL)
+
+
+_PLANS_MAX = 1024  # targets: clients call the same few URLs
+
+
 class Context:
     """Per-app state the handlers need: settings, the engine, the catalogue."""
 
@@ -84,6 +96,7 @@ class Context:
         self.ready_answers = isinstance(engine, ReadyAnswerer)  # answers at once, when it can (handlers.answer_of)
         self.method_answers = isinstance(engine, MethodAnswerer)  # may answer countTokens & co. itself
         self._facts: dict[str, ModelFacts] = {}  # by catalogue model: as many as the catalogue holds
+        self._plans: dict[Target, CallPlan] = {}  # by target, at most _PLANS_MAX
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
@@ -103,6 +116,24 @@ class Context:
             thinking = bool(self.catalogue.models[model].get("thinking"))
             facts = self._facts[model] = ModelFacts(outputs, self.catalogue.kind(model) == "tts", thinking)
         return facts
+
+    def plan(self, target: Target) -> CallPlan:
+        """`call`'s facts about `target` (CallPlan), worked out on its first call."""
+        plan = self._plans.get(target)
+        if plan is None:
+            model = None
+            if target.family != REGISTRY:
+                try:
+                    model = _catalogue_model(self, target)
+                except errors.ApiError:  # refused on every call, unless the engine serves it (`_resolve`)
+                    pass
+            message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
+            named = target.model.removeprefix("models/")
+            plan = CallPlan(named, target.method in SERVED_METHODS, message, model)
+            if len(self._plans) >= _PLANS_MAX:
+                self._plans.clear()
+            self._plans[target] = plan
+        return plan
 
 
 def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:
@@ -147,7 +178,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
     """POST {model}:{method}; `record` is this request's journal record, filled in as facts are known."""
     query = request.query
     mode = stream_mode(query, target)
-    record.rpc, record.model = target.method, target.model.removeprefix("models/")
+    plan = ctx.plan(target)
+    record.rpc, record.model = target.method, plan.model_named
     try:
         credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
         record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
@@ -156,15 +188,14 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         def probe(model: str | None = None) -> GenerateRequest:  # built only when an engine capability is asked
             return _probe(target, body, sent, record.namespace, bool(mode), model)
 
-        if target.method not in SERVED_METHODS:  # only an engine that holds the answer serves these
+        if not plan.served:  # only an engine that holds the answer serves these
             answered = _engine_answer(ctx, probe(), record)
             if answered is None:
                 raise errors.not_implemented(f"the {target.method} method")
             return json_response(answered)
-        message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
-        body = validate.check_fields(body, message, target.backend, target.version)  # lowerCamelCase from here on
-        model, refused = _resolve(ctx, target, probe)
-        int_enums = enums.wants_int_enums(query.get("$alt", ""))
+        body = validate.check_fields(body, plan.message, target.backend, target.version)  # lowerCamelCase from here
+        model, refused = (plan.model, None) if plan.model is not None else _resolve(ctx, target, probe)
+        int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
         if target.method in ("countTokens", "computeTokens") or target.method in EMBEDDING_METHODS:
             answered = _engine_answer(ctx, probe(model), record)
             if answered is not None:
@@ -229,10 +260,10 @@ def prepare_generation(
     """A checked generate call, ready for the engine: its request, the response builder and the answer's wire
     headers (a stream's first chunk may change them). `body` is validated and normalised
     (validate.check_fields); `sent` is the body as the client sent it, when that is another object."""
-    gen, usage = _generate_request(ctx, target, model, body, sent, namespace, stream=stream)
-    model_rules.check(model, gen.thinking, body, target.backend)
+    gen, usage, text_only = _generate_request(ctx, target, model, body, sent, namespace, stream=stream)
+    model_rules.check(model, gen.thinking, body, target.backend, text_only)
     schema_rules.check(body)
-    tool_rules.check(body)
+    tool_rules.check(body, text_only)
     builder = responses.ResponseBuilder(
         target.backend,
         model,
@@ -324,15 +355,22 @@ def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest])
     serves (ModelServer), the model as written and the catalogue's refusal."""
     if target.family == REGISTRY:  # the Vertex Model Registry holds no publisher model (docs/conformance.md)
         raise errors.vertex_registry_model_not_found(target.project, target.location, target.model)
-    try:
-        model = ctx.catalogue.resolve(
-            target.model, target.method, target.version, target.backend, target.project, target.location
-        )
+    model = ctx.plan(target).model
+    if model is not None:
         return model, None
+    try:  # the catalogue's refusal, raised afresh for each call
+        return _catalogue_model(ctx, target), None
     except errors.ApiError as refusal:
         if isinstance(ctx.engine, ModelServer) and ctx.engine.serves_model(asked := probe()):
             return asked.model, refusal
         raise
+
+
+def _catalogue_model(ctx: Context, target: Target) -> str:
+    """The catalogue id serving `target`'s call, or the catalogue's 404."""
+    return ctx.catalogue.resolve(
+        target.model, target.method, target.version, target.backend, target.project, target.location
+    )
 
 
 def engine_answer(
@@ -362,14 +400,16 @@ def _generate_request(
     sent: dict[str, Any] | None,
     namespace: str,
     stream: bool,
-) -> tuple[GenerateRequest, responses.Usage]:
-    """The engine's view of the request, and the prompt's token usage (one estimator for both)."""
-    contents = validate.check_contents(body.get("contents"))
-    filedata.check(ctx.files, target, contents, namespace)  # fileData uris name the caller's own files
+) -> tuple[GenerateRequest, responses.Usage, bool]:
+    """The engine's view of the request, the prompt's token usage (one estimator for both), and whether every
+    part of the request's contents is plain text (validate.contents_checked)."""
+    contents, text_only = validate.contents_checked(body.get("contents"))
+    if not text_only:  # fileData uris name the caller's own files
+        filedata.check(ctx.files, target, contents, namespace)
     system = body.get("systemInstruction")
     tools = body.get("tools") or []
     tool_config = body.get("toolConfig")
-    cache = cached.resolve(ctx.caches, target, model, body, namespace)
+    cache = cached.resolve(ctx.caches, target, model, body, namespace) if "cachedContent" in body else None
     usage = _usage(target, contents, system, tools)
     config = body.get("generationConfig") or {}
     facts = ctx.model_facts(model)
@@ -385,7 +425,7 @@ def _generate_request(
         contents = cache.contents + contents
         system, tools, tool_config = cache.system_instruction, cache.tools, cache.tool_config
         _add_cached(usage, cache)
-    retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace)  # fileSearch tools
+    retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace) if tools else []
     request = GenerateRequest(
         method=target.method,
         version=target.version,
@@ -406,9 +446,9 @@ def _generate_request(
         thinking=facts is not None and facts.thinking,
         prompt_tokens=usage.prompt,
         output_modalities=outputs,
-        retrieved=retrieved,
+        retrieved=retrieved,  # what fileSearch tools found
     )
-    return request, usage
+    return request, usage, text_only
 
 
 def fingerprint(model: str, body: dict[str, Any]) -> str:
@@ -429,11 +469,13 @@ def _count_tokens(
 ) -> Response:
     inner = body.get("generateContentRequest") or {}
     message = "CountTokensRequest" if "contents" in body else "GenerateContentRequest"
-    contents = validate.check_contents(body.get("contents") or inner.get("contents"), message)
-    filedata.check(ctx.files, target, contents, namespace)
+    contents, text_only = validate.contents_checked(body.get("contents") or inner.get("contents"), message)
+    if not text_only:
+        filedata.check(ctx.files, target, contents, namespace)
     system = body.get("systemInstruction") or inner.get("systemInstruction")
     tools = body.get("tools") or inner.get("tools")
-    cache = cached.resolve(ctx.caches, target, model, inner, namespace) if isinstance(inner, dict) else None
+    named = isinstance(inner, dict) and "cachedContent" in inner
+    cache = cached.resolve(ctx.caches, target, model, inner, namespace) if named else None
     usage = _usage(target, contents, system, tools)
     if cache is not None:
         _add_cached(usage, cache)

@@ -34,13 +34,14 @@ VERTEX_MISSING_SIGNATURE = (
 )
 
 
-def check(model: str, thinking: bool, body: dict[str, Any], backend: str) -> None:
+def check(model: str, thinking: bool, body: dict[str, Any], backend: str, text_only: bool = False) -> None:
     """Raise production's 400 when `body` (validated and normalised: emulator/wire/validate.py) asks `model` for
-    something it refuses."""
+    something it refuses. `text_only`: every part of the contents is plain text (validate.contents_checked), so
+    no function call needs a signature."""
     config = body.get("generationConfig")
     if config:
         _check_config(model, thinking, config)
-    if model.startswith("gemini-3"):
+    if not text_only and model.startswith("gemini-3"):
         _check_signatures(body.get("contents") or [], backend)
 
 

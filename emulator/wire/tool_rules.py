@@ -36,26 +36,30 @@ def _parts(content: Any, camel: str) -> list[Any]:
     return [p for p in content.get("parts") or [] if isinstance(p, dict) and p.get(camel) is not None]
 
 
-def check(body: dict[str, Any]) -> None:
+def check(body: dict[str, Any], text_only: bool = False) -> None:
     """Raise production's 400 for declarations, calling config and call/response pairing (`body` validated and
-    normalised: emulator/wire/validate.py)."""
-    tools = body.get("tools") or []
-    names_problems = []
+    normalised: emulator/wire/validate.py). `text_only`: every part of the contents is plain text
+    (validate.contents_checked), so no function response asks to be paired."""
+    tools = body.get("tools")
     declared = 0
-    for t, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            continue
-        for d, decl in enumerate(tool.get("functionDeclarations") or []):
-            declared += 1
-            name = decl.get("name") if isinstance(decl, dict) else None
-            if not isinstance(name, str) or not _NAME.fullmatch(name):
-                names_problems.append(f"tools[{t}].function_declarations[{d}].name: {BAD_NAME}")
-    if names_problems:
-        raise errors.field_errors("GenerateContentRequest.", names_problems)
-    tool_config = body.get("toolConfig") or {}
-    if isinstance(tool_config, dict) and tool_config.get("functionCallingConfig"):
+    if tools:
+        names_problems = []
+        for t, tool in enumerate(tools):
+            if not isinstance(tool, dict):
+                continue
+            for d, decl in enumerate(tool.get("functionDeclarations") or []):
+                declared += 1
+                name = decl.get("name") if isinstance(decl, dict) else None
+                if not isinstance(name, str) or not _NAME.fullmatch(name):
+                    names_problems.append(f"tools[{t}].function_declarations[{d}].name: {BAD_NAME}")
+        if names_problems:
+            raise errors.field_errors("GenerateContentRequest.", names_problems)
+    tool_config = body.get("toolConfig")
+    if tool_config and isinstance(tool_config, dict) and tool_config.get("functionCallingConfig"):
         if not declared:
             raise errors.invalid_argument(NO_DECLARATIONS)
+    if text_only:
+        return
     contents = body.get("contents") or []
     for i, content in enumerate(contents):
         responses = _parts(content, "functionResponse")

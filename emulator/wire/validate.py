@@ -587,13 +587,32 @@ def respelled(value: dict[str, Any], message: str, depth: int = 0) -> dict[str, 
 
 def check_contents(contents: Any, message: str = "GenerateContentRequest") -> list[dict[str, Any]]:
     """The request's rules on contents: present, non-empty parts, roles from production's vocabulary."""
+    return contents_checked(contents, message)[0]
+
+
+# The names of a part that is plain text: a part with no others holds nothing the request's rules look into
+# (function calls and responses, file uris).
+TEXT_PART = frozenset({"text", "thought", "thoughtSignature"})
+
+
+def contents_checked(contents: Any, message: str = "GenerateContentRequest") -> tuple[list[dict[str, Any]], bool]:
+    """`check_contents`, and whether every part is plain text (names in TEXT_PART only): then the rules on
+    function responses, thought signatures and file uris have nothing to look at."""
     if not contents:
         raise errors.contents_not_specified(message)
+    text_only = True
     for i, content in enumerate(contents):
         if not isinstance(content, dict):
+            text_only = False
             continue
         if content.get("role", "") not in ROLES:
             raise errors.invalid_role()
-        if not content.get("parts"):
+        parts = content.get("parts")
+        if not parts:
             raise errors.parts_empty(message, i)
-    return contents
+        if text_only:
+            for part in parts:
+                if type(part) is not dict or not part.keys() <= TEXT_PART:
+                    text_only = False
+                    break
+    return contents, text_only
