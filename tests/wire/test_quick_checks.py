@@ -4,6 +4,8 @@
 `validate.walked` is the full walk. For thousands of bodies, the sample requests and seeded mutations of them
 (wrong types, snake_case and unknown names, lists for objects, nulls, enums in any case, nesting past the limit),
 both must agree: the same normalised body (the very object when the walk hands the body back), or the same 400.
+And a request whose parts are all plain text (`validate.contents_checked`) skips the rules that look into parts:
+on such bodies they must find nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import DEVELOPER, VERTEX
-from gemini_emulator.wire import validate
+from gemini_emulator.wire import model_rules, tool_rules, validate
 
 WEATHER = {
     "name": "get_weather",
@@ -233,3 +235,50 @@ def test_the_usual_requests_pass_the_quick_test() -> None:
     """The shortcut is taken for the usual shapes: text prompts, system instructions, tools, configs."""
     table = validate.schema().clean["GenerateContentRequest"]
     assert all(validate._clean(body, table, 0) for body in SAMPLES)
+
+
+def _rule_outcome(rule: Any, *args: Any) -> Any:
+    try:
+        rule(*args)
+        return None
+    except errors.ApiError as error:
+        return error.code, error.envelope()
+
+
+@pytest.mark.parametrize("model", ["gemini-2.5-flash", "gemini-3-flash-preview", "gemini-3-pro-preview"])
+def test_the_rules_a_text_only_request_skips_find_nothing_in_it(model: str) -> None:
+    """validate.contents_checked says when every part is plain text; the rules told so skip their look at the
+    parts (function response pairing, thought signatures, file uris), which must then find nothing."""
+    text_only_seen = 0
+    for body in _bodies():
+        try:
+            body = validate.check_fields(body, "GenerateContentRequest", DEVELOPER, "v1beta")
+            contents, text_only = validate.contents_checked(body.get("contents"))
+        except errors.ApiError:
+            continue
+        assert contents is body["contents"]
+        if not text_only:
+            continue
+        text_only_seen += 1
+        parts = [p for c in contents for p in c["parts"]]
+        assert not any({"fileData", "functionCall", "functionResponse"} & p.keys() for p in parts)
+        assert _rule_outcome(tool_rules.check, body, True) == _rule_outcome(tool_rules.check, body, False)
+        for backend in (DEVELOPER, VERTEX):
+            skipped = _rule_outcome(model_rules.check, model, True, body, backend, True)
+            assert skipped == _rule_outcome(model_rules.check, model, True, body, backend, False)
+    assert text_only_seen > 300
+
+
+def test_a_part_that_is_not_plain_text_is_seen() -> None:
+    for part in (
+        {"functionCall": {"name": "f"}},
+        {"functionResponse": {"name": "f", "response": {}}},
+        {"fileData": {"fileUri": "files/x"}},
+        {"inlineData": {"mimeType": "image/png", "data": ""}},
+        {"text": "t", "videoMetadata": {}},
+        "text",
+    ):
+        contents = [{"role": "user", "parts": [{"text": "a"}]}, {"role": "model", "parts": [{"text": "b"}, part]}]
+        assert validate.contents_checked(contents) == (contents, False)
+    plain = [{"role": "model", "parts": [{"text": "b", "thought": True, "thoughtSignature": "c2ln"}]}]
+    assert validate.contents_checked(plain) == (plain, True)
