@@ -56,7 +56,6 @@ _MESSAGE_FOR = {
     "batchEmbedContents": "BatchEmbedContentsRequest",
     "predict": "PredictRequest",
 }
-EMBEDDING_METHODS = frozenset({"embedContent", "batchEmbedContents", "predict"})
 # Response headers an engine's answer may decide (Chunk.headers); the wire keeps the rest (content type, framing).
 ENGINE_HEADERS = (SERVICE_TIER_HEADER,)
 _PAGE_DEFAULT, _PAGE_MAX = 50, 1000
@@ -78,6 +77,7 @@ class CallPlan(NamedTuple):
     served: bool  # a method the wire serves (SERVED_METHODS); others only an engine that holds the answer
     message: str  # the request message the body is checked as
     model: str | None  # the catalogue id serving the call; None: resolved on each call (a refusal, a Registry URL)
+    generates: bool  # generateContent or streamGenerateContent (else countTokens, computeTokens, embeddings)
 
 
 _PLANS_MAX = 1024  # targets: clients call the same few URLs
@@ -96,7 +96,9 @@ class Context:
         self.ready_answers = isinstance(engine, ReadyAnswerer)  # answers at once, when it can (handlers.answer_of)
         self.method_answers = isinstance(engine, MethodAnswerer)  # may answer countTokens & co. itself
         self._facts: dict[str, ModelFacts] = {}  # by catalogue model: as many as the catalogue holds
-        self._plans: dict[Target, CallPlan] = {}  # by target, at most _PLANS_MAX
+        # by target, at most _PLANS_MAX: by its id (a frozen dataclass hashes all its fields in Python, on each
+        # look-up), with the target kept beside its plan, so that no other target takes its id while it is here
+        self._plans: dict[int, tuple[Target, CallPlan]] = {}
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
@@ -119,20 +121,22 @@ class Context:
 
     def plan(self, target: Target) -> CallPlan:
         """`call`'s facts about `target` (CallPlan), worked out on its first call."""
-        plan = self._plans.get(target)
-        if plan is None:
-            model = None
-            if target.family != REGISTRY:
-                try:
-                    model = _catalogue_model(self, target)
-                except errors.ApiError:  # refused on every call, unless the engine serves it (`_resolve`)
-                    pass
-            message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
-            named = target.model.removeprefix("models/")
-            plan = CallPlan(named, target.method in SERVED_METHODS, message, model)
-            if len(self._plans) >= _PLANS_MAX:
-                self._plans.clear()
-            self._plans[target] = plan
+        known = self._plans.get(id(target))
+        if known is not None and known[0] is target:
+            return known[1]
+        model = None
+        if target.family != REGISTRY:
+            try:
+                model = _catalogue_model(self, target)
+            except errors.ApiError:  # refused on every call, unless the engine serves it (`_resolve`)
+                pass
+        message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
+        named = target.model.removeprefix("models/")
+        generates = target.method in ("generateContent", "streamGenerateContent")
+        plan = CallPlan(named, target.method in SERVED_METHODS, message, model, generates)
+        if len(self._plans) >= _PLANS_MAX:
+            self._plans.clear()
+        self._plans[id(target)] = (target, plan)
         return plan
 
 
@@ -196,21 +200,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         body = validate.check_fields(body, plan.message, target.backend, target.version)  # lowerCamelCase from here
         model, refused = (plan.model, None) if plan.model is not None else _resolve(ctx, target, probe)
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
-        if target.method in ("countTokens", "computeTokens") or target.method in EMBEDDING_METHODS:
-            answered = _engine_answer(ctx, probe(model), record)
-            if answered is not None:
-                return json_response(answered)
-            if refused is not None:  # the engine vouched for the model but has no answer after all
-                raise refused
-        if target.method == "computeTokens":  # Vertex only: the Developer API's catalogue refused it above
-            contents = validate.check_contents(body.get("contents"), "ComputeTokensRequest")
-            return json_response(compute_tokens.answer(contents))
-        if target.method == "countTokens":
-            return _count_tokens(ctx, target, model, body, record.namespace, int_enums)
-        if target.method in EMBEDDING_METHODS:
-            if not isinstance(ctx.engine, Embedder):
-                raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
-            return json_response(embeddings.answer(ctx.engine, target, model, body))
+        if not plan.generates:
+            return _other_method(ctx, target, model, refused, body, probe, record, int_enums)
         gen, builder, extra = prepare_generation(ctx, target, model, body, record.namespace, bool(mode), sent)
         if not mode:
             try:
@@ -222,7 +213,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             finally:
                 record.entry = gen.notes.get("entry")
             body = builder.build(chunk, final=True, stream=False, siblings=others)
-            return _unary(body, chunk, target, int_enums, _answer_headers(extra, chunk.headers))
+            wire = extra if chunk.headers is None else _answer_headers(extra, chunk.headers)
+            return _unary(body, chunk, target, int_enums, wire)
         first: faults.Built | None = None
         try:
             answer = answer_of(ctx, gen)
@@ -248,6 +240,33 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
     return Stream(faults.streamed(frame, first, chunks), headers)
 
 
+def _other_method(
+    ctx: Context,
+    target: Target,
+    model: str,
+    refused: errors.ApiError | None,
+    body: dict[str, Any],
+    probe: Callable[[str | None], GenerateRequest],
+    record: Record,
+    int_enums: bool,
+) -> Response:
+    """countTokens, computeTokens and the embedding calls (the other methods the wire serves), once the body is
+    checked and the model resolved."""
+    answered = _engine_answer(ctx, probe(model), record)
+    if answered is not None:
+        return json_response(answered)
+    if refused is not None:  # the engine vouched for the model but has no answer after all
+        raise refused
+    if target.method == "computeTokens":  # Vertex only: the Developer API's catalogue refused it above
+        contents = validate.check_contents(body.get("contents"), "ComputeTokensRequest")
+        return json_response(compute_tokens.answer(contents))
+    if target.method == "countTokens":
+        return _count_tokens(ctx, target, model, body, record.namespace, int_enums)
+    if not isinstance(ctx.engine, Embedder):  # an embedding call: embedContent, batchEmbedContents, predict
+        raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
+    return json_response(embeddings.answer(ctx.engine, target, model, body))
+
+
 def prepare_generation(
     ctx: Context,
     target: Target,
@@ -269,7 +288,7 @@ def prepare_generation(
         model,
         gen.fingerprint,
         usage,
-        responses.server_tools(gen.tools),
+        bool(gen.tools) and responses.server_tools(gen.tools),
         image_cost=lambda side: ctx.catalogue.image_tokens(model, side),
     )
     # X-Gemini-Service-Tier: on unary Developer answers only (docs/conformance.md: every byte-exact 2026-06
@@ -315,7 +334,7 @@ def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace:
 
 def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:
     """A unary answer, with the chunk's fault carried out (emulator/wire/faults.py)."""
-    content = printers.pretty(body if chunk.raw is not None else _encode(body, target, int_enums))
+    content = printers.pretty(body if chunk.raw is not None or not int_enums else _encode(body, target, True))
     return faults.unary(content, BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}, chunk.fault)
 
 
