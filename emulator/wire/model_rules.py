@@ -46,17 +46,18 @@ def check(model: str, thinking: bool, body: dict[str, Any], backend: str, text_o
 
 
 def _check_config(model: str, thinking: bool, config: dict[str, Any]) -> None:
-    thinking_config = config.get("thinkingConfig") or {}
-    pro = "-pro" in model
-    if thinking and pro and thinking_config.get("thinkingBudget") == 0:
-        raise errors.invalid_argument(NO_BUDGET_ZERO)
-    level = thinking_config.get("thinkingLevel")
-    if isinstance(level, str) and level.upper() == "MINIMAL" and pro:
-        raise errors.invalid_argument(LEVEL_UNSUPPORTED.format(level="MINIMAL"))
+    thinking_config = config.get("thinkingConfig")
+    if thinking_config:
+        pro = "-pro" in model
+        if thinking and pro and thinking_config.get("thinkingBudget") == 0:
+            raise errors.invalid_argument(NO_BUDGET_ZERO)
+        level = thinking_config.get("thinkingLevel")
+        if isinstance(level, str) and level.upper() == "MINIMAL" and pro:
+            raise errors.invalid_argument(LEVEL_UNSUPPORTED.format(level="MINIMAL"))
     image_config = config.get("imageConfig")
     if isinstance(image_config, dict) and image_config.get("imageOutputOptions") is not None:
         check_output_options(image_config["imageOutputOptions"], "imageOutputOptions")
-    if model.startswith("gemini-2.5"):
+    if ("presencePenalty" in config or "frequencyPenalty" in config) and model.startswith("gemini-2.5"):
         penalties = [config.get("presencePenalty"), config.get("frequencyPenalty")]
         if any(isinstance(p, int | float) and p != 0 for p in penalties):
             raise errors.invalid_argument(PENALTY.format(model=model))

@@ -48,8 +48,10 @@ def _walk(schema: Any, path: str, quoted: bool, problems: list[str], depth: int 
         for name, sub in properties.items():
             key = f'"{name}"' if quoted else name
             _walk(sub, f"{path}.properties[{key}]", quoted, problems, depth + 1)
-    _walk(schema.get("items"), f"{path}.items", quoted, problems, depth + 1)
-    for i, sub in enumerate(schema.get("anyOf") or []):
+    items = schema.get("items")
+    if isinstance(items, dict):
+        _walk(items, f"{path}.items", quoted, problems, depth + 1)
+    for i, sub in enumerate(schema.get("anyOf") or ()):
         _walk(sub, f"{path}.any_of[{i}]", quoted, problems, depth + 1)
 
 
@@ -84,16 +86,26 @@ def _json_schema_ok(schema: Any, depth: int = 0) -> bool:
 
 
 def _json_schemas(body: dict[str, Any], config: Any) -> list[Any]:
-    """Every JSON Schema of the request: responseJsonSchema and each parametersJsonSchema/responseJsonSchema."""
-    found = [config.get("responseJsonSchema", config.get("response_json_schema"))] if isinstance(config, dict) else []
+    """Every JSON Schema of the request: responseJsonSchema and each parametersJsonSchema/responseJsonSchema (the
+    ones given: an absent schema has nothing wrong with it)."""
+    found = []
+    if isinstance(config, dict):
+        schema = config.get("responseJsonSchema", config.get("response_json_schema"))
+        if schema is not None:
+            found.append(schema)
     for tool in body.get("tools") or []:
         tool = tool if isinstance(tool, dict) else {}
         decls = tool.get("functionDeclarations") or tool.get("function_declarations")
         for decl in decls if isinstance(decls, list) else []:
             if isinstance(decl, dict):
-                found += [decl.get(k) for k in ("parametersJsonSchema", "parameters_json_schema")]
-                found += [decl.get(k) for k in ("responseJsonSchema", "response_json_schema")]
+                for key in _DECLARED_SCHEMAS:
+                    schema = decl.get(key)
+                    if schema is not None:
+                        found.append(schema)
     return found
+
+
+_DECLARED_SCHEMAS = ("parametersJsonSchema", "parameters_json_schema", "responseJsonSchema", "response_json_schema")
 
 
 def check(body: dict[str, Any]) -> None:
@@ -106,11 +118,13 @@ def check(body: dict[str, Any]) -> None:
         raise errors.invalid_argument()  # production's bare 400 for a JSON Schema it cannot use (docs/conformance.md)
     problems: list[str] = []
     schema = config.get("responseSchema") if isinstance(config, dict) else None
-    _walk(schema, "generation_config.response_schema", True, problems)
+    if isinstance(schema, dict):
+        _walk(schema, "generation_config.response_schema", True, problems)
     for t, tool in enumerate(body.get("tools") or []):
         decls = (tool.get("functionDeclarations") or []) if isinstance(tool, dict) else []
         for d, decl in enumerate(decls):
-            if isinstance(decl, dict):
-                _walk(decl.get("parameters"), f"tools[{t}].function_declarations[{d}].parameters", False, problems)
+            parameters = decl.get("parameters") if isinstance(decl, dict) else None
+            if isinstance(parameters, dict):
+                _walk(parameters, f"tools[{t}].function_declarations[{d}].parameters", False, problems)
     if problems:
         raise errors.field_errors("GenerateContentRequest.", problems)

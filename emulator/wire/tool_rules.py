@@ -28,12 +28,27 @@ RESPONSE_COUNT = (
     "the function call turn."
 )
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,63}")
+# Function names that passed _NAME: clients declare the same tools on every call. At most _NAMES_MAX of them.
+_GOOD_NAMES: set[str] = set()
+_NAMES_MAX = 4096
 
 
 def _parts(content: Any, camel: str) -> list[Any]:
     if not isinstance(content, dict):
         return []
     return [p for p in content.get("parts") or [] if isinstance(p, dict) and p.get(camel) is not None]
+
+
+def _good_name(name: Any) -> bool:
+    """A function name production takes (_NAME)."""
+    if type(name) is str and name in _GOOD_NAMES:
+        return True
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return False
+    if len(_GOOD_NAMES) >= _NAMES_MAX:
+        _GOOD_NAMES.clear()
+    _GOOD_NAMES.add(name)
+    return True
 
 
 def check(body: dict[str, Any], text_only: bool = False) -> None:
@@ -50,7 +65,7 @@ def check(body: dict[str, Any], text_only: bool = False) -> None:
             for d, decl in enumerate(tool.get("functionDeclarations") or []):
                 declared += 1
                 name = decl.get("name") if isinstance(decl, dict) else None
-                if not isinstance(name, str) or not _NAME.fullmatch(name):
+                if not _good_name(name):
                     names_problems.append(f"tools[{t}].function_declarations[{d}].name: {BAD_NAME}")
         if names_problems:
             raise errors.field_errors("GenerateContentRequest.", names_problems)
