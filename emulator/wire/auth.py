@@ -35,7 +35,9 @@ _RPC = {
 
 def bearer(headers: Mapping[str, str]) -> str:
     """The request's OAuth bearer token ("" without one)."""
-    value = headers.get("authorization", "")
+    value = headers.get("authorization")
+    if not value:
+        return ""
     scheme, _, token = value.partition(" ")
     return token.strip() if scheme.lower() == "bearer" else ""
 
@@ -66,8 +68,8 @@ def namespace_of(headers: Mapping[str, str], credential: str, admin_token: str |
     """The caller's namespace: the `x-emulator-namespace` header when given (and, when the server has an admin
     token, sent with it), else a salted digest of the credential ("key:" and 32 hex digits), so the key itself never
     appears in the journal or listings. A header past MAX_NAMESPACE_CHARS is the caller's 400."""
-    explicit = headers.get(NAMESPACE_HEADER, "").strip()
-    if explicit:
+    explicit = headers.get(NAMESPACE_HEADER)
+    if explicit and (explicit := explicit.strip()):
         if len(explicit) > MAX_NAMESPACE_CHARS:
             raise errors.ApiError(400, f"{NAMESPACE_HEADER}: at most {MAX_NAMESPACE_CHARS} characters")
         if admin_token is None or _admin_token_given(headers, admin_token):

@@ -266,11 +266,11 @@ def _clean_tables(messages: dict[str, dict[str, FieldSpec]], enums: dict[str, fr
 
 def parse_body(raw: bytes) -> dict[str, Any]:
     """The JSON object in a request body ({} when empty), or production's parse error."""
-    if not raw.strip():
-        return {}
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        if not raw.strip():  # an empty body, looked for only once JSON fails: the usual body is not
+            return {}
         text = raw.decode("utf-8", "replace")
         start = max(0, exc.pos - 40)
         line_start = text.rfind("\n", 0, exc.pos) + 1
@@ -279,7 +279,8 @@ def parse_body(raw: bytes) -> dict[str, Any]:
         raise errors.invalid_json(snippet, max(0, min(exc.pos, len(text)) - start)) from None
     if not isinstance(body, dict):
         raise errors.root_not_object()
-    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH and nested_too_deeply(body):  # cheap test first
+    # Cheap tests first: nesting past the limit takes more brackets than that, and bytes.
+    if len(raw) > MAX_JSON_DEPTH and raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH and nested_too_deeply(body):
         raise errors.too_deep()
     return body
 
