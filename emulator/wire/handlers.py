@@ -78,6 +78,7 @@ class CallPlan(NamedTuple):
     message: str  # the request message the body is checked as
     model: str | None  # the catalogue id serving the call; None: resolved on each call (a refusal, a Registry URL)
     generates: bool  # generateContent or streamGenerateContent (else countTokens, computeTokens, embeddings)
+    streams: bool  # streamGenerateContent
 
 
 _PLANS_MAX = 1024  # targets: clients call the same few URLs
@@ -133,7 +134,8 @@ class Context:
         message = _MESSAGE_FOR.get(target.method, "GenerateContentRequest")
         named = target.model.removeprefix("models/")
         generates = target.method in ("generateContent", "streamGenerateContent")
-        plan = CallPlan(named, target.method in SERVED_METHODS, message, model, generates)
+        streams = target.method == "streamGenerateContent"
+        plan = CallPlan(named, target.method in SERVED_METHODS, message, model, generates, streams)
         if len(self._plans) >= _PLANS_MAX:
             self._plans.clear()
         self._plans[id(target)] = (target, plan)
@@ -148,7 +150,11 @@ def _response(content: bytes, status: int, content_type: str, headers: dict[str,
 async def read_body(ctx: Context, request: Incoming, record: Record) -> Any:
     """The request's JSON body, within the size and time limits, journaled as sent (its text when it is not
     JSON, before the 400 for it is raised)."""
-    raw = await ctx.bodies.read(request.receive, request.headers)
+    return _journaled_body(await ctx.bodies.read(request.receive, request.headers), record)
+
+
+def _journaled_body(raw: bytes, record: Record) -> Any:
+    """`read_body` once the bytes are in: the body parsed and journaled."""
     try:
         body = validate.parse_body(raw)
     except errors.ApiError:
@@ -172,8 +178,9 @@ def error_response(error: errors.ApiError, stream_mode: str = "") -> Response:
     return _response(printers.pretty(error.envelope()), error.code, media, headers)
 
 
-def stream_mode(query: Mapping[str, str], target: Target) -> str:
-    if target.method != "streamGenerateContent":
+def stream_mode(query: Mapping[str, str], streams: bool) -> str:
+    """How a call's answer is framed: "" (unary), "sse" (`alt=sse`) or "array" (a JSON-array stream)."""
+    if not streams:
         return ""
     return "sse" if query.get("alt") == "sse" else "array"
 
@@ -181,13 +188,14 @@ def stream_mode(query: Mapping[str, str], target: Target) -> str:
 async def call(ctx: Context, request: Incoming, target: Target, record: Record) -> Response:
     """POST {model}:{method}; `record` is this request's journal record, filled in as facts are known."""
     query = request.query
-    mode = stream_mode(query, target)
     plan = ctx.plan(target)
+    mode = stream_mode(query, plan.streams) if plan.streams else ""
     record.rpc, record.model = target.method, plan.model_named
     try:
         credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
         record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
-        body = sent = await read_body(ctx, request, record)  # the normalised body below is a copy where respelled
+        # read_body, with one coroutine less; the normalised body below is a copy where respelled
+        body = sent = _journaled_body(await ctx.bodies.read(request.receive, request.headers), record)
 
         def probe(model: str | None = None) -> GenerateRequest:  # built only when an engine capability is asked
             return _probe(target, body, sent, record.namespace, bool(mode), model)
