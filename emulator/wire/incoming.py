@@ -34,7 +34,13 @@ class Incoming:
 
     @classmethod
     def of(cls, scope: Scope, receive: Receive) -> Incoming:
-        headers, query = headers_of(scope["headers"]), query_of(scope["query_string"])
+        raw, query_string = scope["headers"], scope["query_string"]
+        headers = _HEADERS.get(tuple(raw))  # headers_of and query_of, less two calls for the usual request
+        if headers is None:
+            headers = headers_of(raw)
+        query = _QUERIES.get(query_string) if query_string else _NO_QUERY
+        if query is None:
+            query = query_of(query_string)
         return cls(scope["method"], scope["path"], headers, query, receive)
 
 
