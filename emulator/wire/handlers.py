@@ -240,8 +240,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
     except errors.ApiError as error:
         return error_response(error, mode)
     frame = framing.sse if mode == "sse" else framing.json_array
-    media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
-    headers = BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
+    headers = _STREAM_HEADERS[mode] if not extra else _stream_headers(mode, extra)
     if ready is not None:
         return faults.streamed_ready(frame, ready, headers)
     assert first is not None
@@ -343,7 +342,28 @@ def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace:
 def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, extra: dict[str, str]) -> Response:
     """A unary answer, with the chunk's fault carried out (emulator/wire/faults.py)."""
     content = printers.pretty(body if chunk.raw is not None or not int_enums else _encode(body, target, True))
-    return faults.unary(content, BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}, chunk.fault)
+    if not extra:
+        headers = _PLAIN_UNARY_HEADERS
+    else:
+        headers = _DEVELOPER_UNARY_HEADERS if extra == _DEVELOPER_EXTRA else _unary_headers(extra)
+    return faults.unary(content, headers, chunk.fault)
+
+
+def _unary_headers(extra: dict[str, str]) -> dict[str, str]:
+    """A unary answer's headers, with the answer's own (`extra`)."""
+    return BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}
+
+
+def _stream_headers(mode: str, extra: dict[str, str]) -> dict[str, str]:
+    """A streamed answer's headers (`mode` "sse" or "array"), with the answer's own (`extra`)."""
+    media = framing.SSE_TYPE if mode == "sse" else framing.JSON_TYPE
+    return BASE_HEADERS | extra | (framing.SSE_HEADERS if mode == "sse" else {}) | {"content-type": media}
+
+
+# The usual answers' headers, laid out once (shared: the responses only read them).
+_PLAIN_UNARY_HEADERS = _unary_headers({})
+_DEVELOPER_UNARY_HEADERS = _unary_headers(_DEVELOPER_EXTRA)
+_STREAM_HEADERS = {mode: _stream_headers(mode, {}) for mode in ("sse", "array")}
 
 
 def _answer_headers(wire: dict[str, str], given: dict[str, str] | None) -> dict[str, str]:
