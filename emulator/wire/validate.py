@@ -11,8 +11,9 @@ spelling, so that rules and engines read one spelling only (`body.get("generatio
 table knows as message fields are respelled: the keys of free-form values (function call args and responses,
 Struct and Value fields such as `responseJsonSchema` and `parametersJsonSchema`, `labels`) and of maps (Schema
 `properties`) are the caller's data and stay as sent. The body is never changed in place (the journal keeps
-it as sent): a message whose names are all lowerCamelCase already is handed back as the same object, so a
-camelCase request costs one string comparison per field.
+it as sent): a message whose names are all lowerCamelCase already is handed back as the same object. The usual
+request, with nothing to refuse or respell, passes a quick test (`_clean`: no paths, no copies) and skips the walk;
+tests/wire/test_quick_checks.py pins the two together.
 """
 
 from __future__ import annotations
