@@ -165,7 +165,8 @@ def _journaled_body(raw: bytes, record: Record) -> Any:
 
 
 def json_response(body: Any, status: int = 200, extra: dict[str, str] | None = None) -> Response:
-    return _response(printers.pretty(body), status, framing.JSON_TYPE, BASE_HEADERS | (extra or {}))
+    headers = _unary_headers(extra) if extra else _PLAIN_UNARY_HEADERS
+    return Body(printers.pretty(body), status, headers)
 
 
 def error_response(error: errors.ApiError, stream_mode: str = "") -> Response:
@@ -350,7 +351,7 @@ def _unary(body: dict[str, Any], chunk: Chunk, target: Target, int_enums: bool, 
 
 
 def _unary_headers(extra: dict[str, str]) -> dict[str, str]:
-    """A unary answer's headers, with the answer's own (`extra`)."""
+    """A whole JSON answer's headers (a unary answer, json_response), with its own (`extra`)."""
     return BASE_HEADERS | extra | {"content-type": framing.JSON_TYPE}
 
 
@@ -527,7 +528,7 @@ def _count_tokens(
     if cache is not None:
         _add_cached(usage, cache)
     answer = responses.count_tokens(target.backend, usage)
-    return json_response(_encode(answer, target, int_enums))
+    return json_response(_encode(answer, target, True) if int_enums else answer)
 
 
 def _add_cached(usage: responses.Usage, cache: cached.CacheUse) -> None:
