@@ -288,9 +288,10 @@ def prepare_generation(
     headers (a stream's first chunk may change them). `body` is validated and normalised
     (validate.check_fields); `sent` is the body as the client sent it, when that is another object."""
     gen, usage, text_only = _generate_request(ctx, target, model, body, sent, namespace, stream=stream)
-    model_rules.check(model, gen.thinking, body, target.backend, text_only)
-    schema_rules.check(body)
-    tool_rules.check(body, text_only)
+    if not text_only or len(body) > 1:  # plain text contents alone break none of these rules
+        model_rules.check(model, gen.thinking, body, target.backend, text_only)
+        schema_rules.check(body)
+        tool_rules.check(body, text_only)
     builder = responses.ResponseBuilder(
         target.backend,
         model,

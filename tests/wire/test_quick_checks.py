@@ -19,7 +19,7 @@ import pytest
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import DEVELOPER, VERTEX
-from gemini_emulator.wire import model_rules, tool_rules, validate
+from gemini_emulator.wire import model_rules, schema_rules, tool_rules, validate
 
 WEATHER = {
     "name": "get_weather",
@@ -249,7 +249,7 @@ def _rule_outcome(rule: Any, *args: Any) -> Any:
 def test_the_rules_a_text_only_request_skips_find_nothing_in_it(model: str) -> None:
     """validate.contents_checked says when every part is plain text; the rules told so skip their look at the
     parts (function response pairing, thought signatures, file uris), which must then find nothing."""
-    text_only_seen = 0
+    text_only_seen = contents_alone = 0
     for body in _bodies():
         try:
             body = validate.check_fields(body, "GenerateContentRequest", DEVELOPER, "v1beta")
@@ -266,7 +266,12 @@ def test_the_rules_a_text_only_request_skips_find_nothing_in_it(model: str) -> N
         for backend in (DEVELOPER, VERTEX):
             skipped = _rule_outcome(model_rules.check, model, True, body, backend, True)
             assert skipped == _rule_outcome(model_rules.check, model, True, body, backend, False)
-    assert text_only_seen > 300
+            if len(body) == 1:  # plain text contents alone: prepare_generation asks no rule at all
+                assert skipped is None
+                assert _rule_outcome(tool_rules.check, body, False) is None
+                assert _rule_outcome(schema_rules.check, body) is None
+                contents_alone += 1
+    assert text_only_seen > 300 and contents_alone > 10
 
 
 def test_a_part_that_is_not_plain_text_is_seen() -> None:
