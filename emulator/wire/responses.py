@@ -47,7 +47,10 @@ _CALL_ORDER = ("name", "args", "id")
 def response_id(fingerprint: str) -> str:
     """22 URL-safe characters, like production's, derived from the request."""
     digest = hashlib.sha256(("rid:" + fingerprint).encode()).digest()
-    return base64.urlsafe_b64encode(digest).decode()[:22]
+    return binascii.b2a_base64(digest, newline=False)[:22].translate(_URL_SAFE).decode()  # urlsafe_b64encode's
+
+
+_URL_SAFE = bytes.maketrans(b"+/", b"-_")  # base64's URL-safe alphabet (RFC 4648 §5), as base64.urlsafe_b64encode
 
 
 def create_time(fingerprint: str) -> str:
@@ -103,7 +106,7 @@ def _layout(keys: tuple[str, ...], order: Callable[[tuple[str, ...]], tuple[str,
     return layout
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """Token counts for one response; `candidates` grows as chunks stream out."""
 
@@ -126,6 +129,33 @@ class Usage:
     def developer(self, thoughts: int = 0, tool_use: int = 0) -> dict[str, Any]:
         """Developer API usageMetadata, in DEVELOPER_USAGE_ORDER; zero counts omitted (as `_ordered` does).
         `thoughts` and `tool_use` are an engine's thoughtsTokenCount and toolUsePromptTokenCount (in the total)."""
+        prompt, candidates = self.prompt_text, self.candidates
+        if (
+            prompt
+            and candidates
+            and not (self.prompt_media or self.cached_text or self.cached_media or self.candidates_media or tool_use)
+        ):  # the usual answer, text for text without a cache: `_developer`'s layout in one dict display
+            details = tokens.modality_details(prompt, 0)
+            if thoughts:
+                return {
+                    "promptTokenCount": prompt,
+                    "candidatesTokenCount": candidates,
+                    "totalTokenCount": prompt + candidates + thoughts,
+                    "promptTokensDetails": details,
+                    "thoughtsTokenCount": thoughts,
+                    "serviceTier": SERVICE_TIER,
+                }
+            return {
+                "promptTokenCount": prompt,
+                "candidatesTokenCount": candidates,
+                "totalTokenCount": prompt + candidates,
+                "promptTokensDetails": details,
+                "serviceTier": SERVICE_TIER,
+            }
+        return self._developer(thoughts, tool_use)
+
+    def _developer(self, thoughts: int, tool_use: int) -> dict[str, Any]:
+        """`developer` for any counts, laid out key by key (tests/wire hold the usual case's display to it)."""
         out: dict[str, Any] = self._counts(thoughts + tool_use)
         cached = self.cached_text + self.cached_media
         if cached:
@@ -180,27 +210,50 @@ class Usage:
         return out
 
 
-@dataclass
 class ResponseBuilder:
-    """Builds each GenerateContentResponse of one answer (one for unary, one per chunk streamed)."""
+    """Builds each GenerateContentResponse of one answer (one for unary, one per chunk streamed).
 
-    backend: str
-    model_version: str
-    fingerprint: str
-    usage: Usage
-    server_tools: bool = False  # the request enabled a server-side tool (search, code execution, ...)
-    image_cost: Callable[[int], int] = lambda side: IMAGE_OUTPUT_TOKENS  # tokens of a generated image by its side
-    _rid: str = ""
-    _ctime: str = ""
-    _plain_model: bool = False  # the model version may go in a printers.Plain body (its id and time always may)
-    _colon_model: bool = True  # the model version holds a ":" (a response id never does)
+    `server_tools`: the request enabled a server-side tool (search, code execution, ...); `image_cost`: the tokens
+    of a generated image by its longer side. Made once per generate call: a plain slotted class, whose constructor
+    works out what every body of the answer repeats (its response id, Vertex's createTime, what the model version
+    allows the printers)."""
 
-    def __post_init__(self) -> None:
-        self._rid = response_id(self.fingerprint)
-        self._plain_model = _plain(self.model_version)
-        self._colon_model = ":" in str(self.model_version)
-        if self.backend == VERTEX:
-            self._ctime = create_time(self.fingerprint)
+    __slots__ = (
+        "backend",
+        "model_version",
+        "fingerprint",
+        "usage",
+        "server_tools",
+        "image_cost",
+        "_rid",
+        "_ctime",
+        "_plain_model",
+        "_colon_model",
+    )
+
+    def __init__(
+        self,
+        backend: str,
+        model_version: str,
+        fingerprint: str,
+        usage: Usage,
+        server_tools: bool = False,
+        image_cost: Callable[[int], int] = lambda side: IMAGE_OUTPUT_TOKENS,
+    ) -> None:
+        self.backend = backend
+        self.model_version = model_version
+        self.fingerprint = fingerprint
+        self.usage = usage
+        self.server_tools = server_tools
+        self.image_cost = image_cost
+        self._rid = response_id(fingerprint)
+        self._ctime = create_time(fingerprint) if backend == VERTEX else ""
+        # The model version may go in a printers.Plain body (its id and time always may); it holds a ":" (a
+        # response id never does). Worked out once per model.
+        traits = _MODEL_TRAITS.get(model_version) if type(model_version) is str else None
+        if traits is None:
+            traits = _model_traits(model_version)
+        self._plain_model, self._colon_model = traits
 
     def build(self, chunk: Chunk, final: bool, stream: bool, siblings: list[Chunk] | None = None) -> dict[str, Any]:
         """The response body for one engine chunk (`final`: it ends the answer); `siblings` are further
@@ -277,31 +330,41 @@ class ResponseBuilder:
         thought flag or signature, in production's order), with no finish details but its reason, and a usage
         override `_extra_counts` took. None, with nothing counted, for any other part: `build` then lays the chunk out
         in full."""
-        parts = []
-        text_tokens = 0
         plain = self._plain_model  # a printers.Plain body, so far
         colons = vertex or self._colon_model  # whether a string of the body may hold a ":" (createTime does)
-        for part in chunk.parts:
-            if len(part) == 1:
-                text = part.get("text")
-                if type(text) is not str:
-                    return None
-                parts.append(part)
-                text_tokens += tokens.count_text(text)
-                plain = plain and printers.plain_string(text)
+        given = chunk.parts
+        if len(given) == 1 and len(part := given[0]) == 1 and type(text := part.get("text")) is str:
+            # the usual chunk, one plain text part: the loop below, unrolled
+            parts = [part]
+            self.usage.candidates += tokens.count_text(text)
+            if plain:
+                plain = printers.plain_string(text)
                 colons = colons or ":" in text
-            elif tuple(part) in _TEXT_LAYOUTS:
-                text, thought, signature = part["text"], part.get("thought", False), part.get("thoughtSignature", "")
-                if type(text) is not str or type(thought) is not bool or type(signature) is not str:
-                    return None
-                parts.append(dict(part))  # a copy, as order_part makes
-                if not thought:  # thought summaries: counted by the engine in thoughtsTokenCount
+        else:
+            parts = []
+            text_tokens = 0
+            for part in given:
+                if len(part) == 1:
+                    text = part.get("text")
+                    if type(text) is not str:
+                        return None
+                    parts.append(part)
                     text_tokens += tokens.count_text(text)
-                plain = plain and printers.plain_string(text) and printers.plain_string(signature)
-                colons = colons or ":" in text or ":" in signature
-            else:
-                return None
-        self.usage.candidates += text_tokens
+                    plain = plain and printers.plain_string(text)
+                    colons = colons or ":" in text
+                elif tuple(part) in _TEXT_LAYOUTS:
+                    text, thought = part["text"], part.get("thought", False)
+                    signature = part.get("thoughtSignature", "")
+                    if type(text) is not str or type(thought) is not bool or type(signature) is not str:
+                        return None
+                    parts.append(dict(part))  # a copy, as order_part makes
+                    if not thought:  # thought summaries: counted by the engine in thoughtsTokenCount
+                        text_tokens += tokens.count_text(text)
+                    plain = plain and printers.plain_string(text) and printers.plain_string(signature)
+                    colons = colons or ":" in text or ":" in signature
+                else:
+                    return None
+            self.usage.candidates += text_tokens
         reason = chunk.finish_reason
         candidate: dict[str, Any]
         if vertex:
@@ -485,10 +548,26 @@ def _plain(value: Any) -> bool:
     return value is None or (type(value) is str and printers.plain_string(value))
 
 
+_MODEL_TRAITS: dict[str, tuple[bool, bool]] = {}
+
+
+def _model_traits(model_version: Any) -> tuple[bool, bool]:
+    """(whether the model version may go in a printers.Plain body, whether it holds a ":"), kept for a str (a
+    bounded table: the catalogue's models and the few an engine serves)."""
+    traits = (_plain(model_version), ":" in str(model_version))
+    if type(model_version) is str:
+        if len(_MODEL_TRAITS) >= 256:
+            _MODEL_TRAITS.clear()
+        _MODEL_TRAITS[model_version] = traits
+    return traits
+
+
 def _extra_counts(given: dict[str, Any]) -> tuple[int, int] | None:
     """(thoughtsTokenCount, toolUsePromptTokenCount) when `given` (a chunk's usage) holds those ints and nothing
     else, the engines' usual override: `Usage.developer`/`vertex` then lay them out with no `_override`. None for
     anything else (which `_override` lays over the computed usage)."""
+    if len(given) == 1 and type(thoughts := given.get("thoughtsTokenCount")) is int:
+        return thoughts, 0  # the usual override (a thinking model's zero-config answer): the test below, at once
     if given.keys() <= _EXTRA_KEYS:
         thoughts = given.get("thoughtsTokenCount", 0)
         tool_use = given.get("toolUsePromptTokenCount", 0)
