@@ -163,7 +163,7 @@ def _candidate(
         elif tokens.count_text(text) > limit - thoughts:
             text, finish = tokens.truncate(text, limit - thoughts), "MAX_TOKENS"
     pieces = split_for_stream(text) if request.stream and text else ([text] if text else [])
-    chunks = [Chunk(parts=[{"text": p}], usage=usage, index=index) for p in pieces]
+    chunks = [Chunk.of_text(p, usage, index) for p in pieces]
     if summary:
         chunks.insert(0, Chunk(parts=[{"text": summary, "thought": True}], usage=usage, index=index))
     if _gemini3(request):

@@ -25,6 +25,15 @@ KEY = {"x-goog-api-key": "k"}
 STREAM = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
 
 
+@pytest.mark.parametrize("usage", [None, {"thoughtsTokenCount": 3}])
+@pytest.mark.parametrize("index", [0, 2])
+def test_a_chunk_of_text_is_the_constructors_chunk(usage: dict[str, int] | None, index: int) -> None:
+    made, constructed = Chunk.of_text("hi", usage, index), Chunk(parts=[{"text": "hi"}], usage=usage, index=index)
+    assert type(made) is Chunk
+    assert made == constructed  # field by field
+    assert made.usage is usage and made.parts is not Chunk.of_text("hi", usage, index).parts
+
+
 class FailingEngine:
     """Yields `before` chunks, then raises the given catalogue error (or waits on a gate)."""
 
