@@ -117,6 +117,8 @@ class ScriptStore:
     def is_strict(self, name: str) -> bool:
         """The namespace's own setting, else the shared namespace's (it speaks for every caller, as its
         entries answer every caller), else the server's --strict."""
+        if not self._spaces:  # no script nor setting anywhere (read without the lock, as `holds_entries` reads)
+            return self.default_strict
         with self._lock:
             space = self._spaces.get(name)
             own = space.strict if space is not None else None
@@ -143,11 +145,14 @@ class ScriptStore:
     def holds_entries(self, name: str) -> bool:
         """Whether the caller's script or the shared one has any entry (read without the lock: a hint that lets a
         caller with no script skip `select`; an entry added meanwhile is as if added just after)."""
-        for key in (name, SHARED):
-            space = self._spaces.get(key)
-            if space is not None and space.entries:
-                return True
-        return False
+        spaces = self._spaces
+        if not spaces:  # the zero-config server's usual state: no namespace at all
+            return False
+        space = spaces.get(name)
+        if space is not None and space.entries:
+            return True
+        shared = spaces.get(SHARED)
+        return shared is not None and bool(shared.entries)
 
     def select(self, request: GenerateRequest) -> Selection:
         """The caller's own entries first, then the shared ones; within each, entries with a matcher

@@ -113,7 +113,10 @@ def answer(request: GenerateRequest, prompt_tokens: int) -> list[Chunk]:
         return [chunk]
     count = config.get("candidateCount")
     count = count if isinstance(count, int) and 1 < count <= 8 else 1
-    prompt = request.last_user_text()  # read once for every candidate
+    prompt = _plain_turn(request.contents)  # read once for every candidate
+    plain = prompt is not None
+    if prompt is None:
+        prompt = request.last_user_text()
     summary = ""
     if thoughts and thinking.get("includeThoughts"):
         topic = " ".join(prompt.split()[:6])
@@ -123,16 +126,34 @@ def answer(request: GenerateRequest, prompt_tokens: int) -> list[Chunk]:
         thoughts, summary = limit, ""
     usage = {"thoughtsTokenCount": thoughts} if thoughts else None
     if count == 1:
-        return _candidate(request, prompt, 0, summary, thoughts, limit, usage)
+        return _candidate(request, prompt, plain, 0, summary, thoughts, limit, usage)
     chunks: list[Chunk] = []
     for index in range(count):
-        chunks += _candidate(request, prompt, index, summary, thoughts, limit, usage)
+        chunks += _candidate(request, prompt, plain, index, summary, thoughts, limit, usage)
     return chunks
+
+
+def _plain_turn(contents: list[dict[str, Any]]) -> str | None:
+    """The last turn's text when it is a user turn of nothing but text parts (the usual prompt): then it is the
+    last user turn's text, and the turn answers no call and attaches no file. None for any other last turn."""
+    last = contents[-1] if contents else None
+    if type(last) is not dict or last.get("role", "user") != "user":
+        return None
+    parts = last.get("parts")
+    if type(parts) is not list or not parts:
+        return None
+    texts = []
+    for part in parts:
+        if type(part) is not dict or len(part) != 1 or type(text := part.get("text")) is not str:
+            return None
+        texts.append(text)
+    return texts[0] if len(texts) == 1 else "\n".join(texts)
 
 
 def _candidate(
     request: GenerateRequest,
     prompt: str,
+    plain: bool,
     index: int,
     summary: str,
     thoughts: int,
@@ -140,7 +161,7 @@ def _candidate(
     usage: dict[str, Any] | None,
 ) -> list[Chunk]:
     """One candidate's chunks (candidate 0 is the answer; later ones vary the seed); `prompt` is the last user
-    turn's text."""
+    turn's text, and `plain` says the last turn is that text alone (`_plain_turn`)."""
     seed = request.fingerprint if index == 0 else f"{request.fingerprint}:{index}"
     config = request.generation_config
     # Structured output holds after a tool result too: the VCR recordings (pydantic-ai and Mirascope, Developer) hold 5
@@ -148,11 +169,11 @@ def _candidate(
     # answers are JSON.
     text = _structured(request, seed, prompt) if config else None
     if text is None:
-        if synth_tools.has_function_response(request):
+        if not plain and synth_tools.has_function_response(request):
             text = synth_tools.response_summary(request)
         else:
             preface = synth_builtin.file_search_preface(request) if request.retrieved else ""
-            text = preface + _attached(request) + compose(prompt, seed)
+            text = preface + ("" if plain else _attached(request)) + compose(prompt, seed)
     stops = config.get("stopSequences")
     if stops is not None:
         text = _stop(text, stops)
