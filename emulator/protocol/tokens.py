@@ -107,6 +107,19 @@ def count_prompt(
     contents: list[Any], system_instruction: Any = None, tools: list[Any] | None = None
 ) -> tuple[int, int]:
     """(text tokens, media tokens) for everything the model reads: system instruction, tools, contents."""
+    if system_instruction is None and len(contents) == 1:  # the usual prompt: one turn of plain text parts
+        content = contents[0]
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is list:
+            text = 0
+            for part in parts:
+                if type(part) is not dict or len(part) != 1 or type(words := part.get("text")) is not str:
+                    break  # any other part: counted in full below
+                text += count_text(words)
+            else:
+                if tools:
+                    text += count_text(orjson.dumps(tools).decode())
+                return text, 0
     text, media = count_parts(_contents_parts(contents, system_instruction))
     if tools:
         text += count_text(orjson.dumps(tools).decode())

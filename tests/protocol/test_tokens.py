@@ -1,7 +1,12 @@
-"""The token estimator's fast ASCII path counts exactly what its definition (tokens._PIECES) counts."""
+"""The token estimator's fast ASCII path counts exactly what its definition (tokens._PIECES) counts; the usual
+prompt's shortcut counts as every part counted."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,3 +30,25 @@ def test_calibration_examples_keep_their_counts() -> None:
     assert tokens.count_text("What is the capital of France? One word.") == 11  # google-adk-go TestModel_Generate_ok
     assert tokens.count_text("why is the sky blue?") == 6  # js-genai Vertex recording
     assert tokens.count_text("abcdefghijklm") == 3  # a 13-character word: 6 + 6 + 1
+
+
+@pytest.mark.parametrize(
+    "contents",
+    [
+        [],
+        [{"role": "user", "parts": []}],
+        [{"role": "user", "parts": [{"text": "What is the capital of France? One word."}]}],
+        [{"role": "user", "parts": [{"text": "two"}, {"text": "parts, été"}]}],
+        [{"role": "user", "parts": [{"text": "a"}, {"inlineData": {"mimeType": "image/png", "data": "AA=="}}]}],
+        [{"role": "user", "parts": [{"text": "signed", "thoughtSignature": "c2ln"}]}],
+        [{"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}],
+        [{"role": "user"}],
+        [{"role": "user", "parts": [{"text": "a"}]}, {"role": "model", "parts": [{"text": "b"}]}],
+    ],
+)
+@pytest.mark.parametrize("tools", [None, [], [{"functionDeclarations": [{"name": "f"}]}]])
+def test_the_usual_prompt_counts_as_every_part_counted(contents: list[Any], tools: list[Any] | None) -> None:
+    text, media = tokens.count_parts(tokens._contents_parts(contents))
+    if tools:
+        text += tokens.count_text(orjson.dumps(tools).decode())
+    assert tokens.count_prompt(contents, None, tools) == (text, media)
