@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 _NUMBERS = {
@@ -118,14 +118,22 @@ class Rng:
 _SHORT_PROMPT = 256  # up to this length the words are found in one findall; past it one by one, stopping early
 
 
-def _topic(prompt: str) -> str:
-    """The prompt's first three words that are not stop words (repeats dropped), or "this"."""
+def _topic(prompt: str, low: str) -> str:
+    """The prompt's first three words that are not stop words (repeats dropped), or "this" (`low`: the prompt
+    lowercased; an ASCII prompt's words are found in it already lowercased, where they stand in the prompt)."""
     words: list[str] = []  # each once, in order of first appearance
     seen = 0  # topic words read, repeats included
     # A long prompt is not read to its end: its words are found lazily, up to the third topic word.
-    found = _WORD.findall(prompt) if len(prompt) <= _SHORT_PROMPT else (m.group() for m in _WORD.finditer(prompt))
+    lowered = len(prompt) <= _SHORT_PROMPT and prompt.isascii()
+    if lowered:
+        found: Iterable[str] = _WORD.findall(low)
+    elif len(prompt) <= _SHORT_PROMPT:
+        found = _WORD.findall(prompt)
+    else:
+        found = (m.group() for m in _WORD.finditer(prompt))
     for word in found:
-        word = word.lower()
+        if not lowered:
+            word = word.lower()
         if word not in _STOP:
             if word not in words:
                 words.append(word)
@@ -143,13 +151,20 @@ def _count(match: re.Match[str] | None, default: int) -> int:
 
 
 def _sentences(rng: Rng, topic: str, n: int) -> list[str]:
-    choice = rng.choice
+    x = rng.state  # `rng.choice(_SENTENCE_FORMS)` n times, its step inlined
     out = []
     for _ in range(n):
-        form, capital = choice(_SENTENCE_FORMS)
+        x ^= (x << 13) & _MASK
+        x ^= x >> 7
+        x ^= (x << 17) & _MASK
+        form, capital = _SENTENCE_FORMS[x % _SENTENCE_COUNT]
         # The topic is lowercase ASCII words, so capitalize() only raises its first letter.
         out.append(form % (topic.capitalize() if capital else topic))
+    rng.state = x
     return out
+
+
+_SENTENCE_COUNT = len(_SENTENCE_FORMS)
 
 
 def compose(prompt: str, seed: str) -> str:
@@ -157,8 +172,8 @@ def compose(prompt: str, seed: str) -> str:
     rng = Rng(seed)
     length = len(prompt)
     prompt = prompt[:SCAN_CHARS]
-    topic = _topic(prompt)
     low = prompt.lower()
+    topic = _topic(prompt, low)
     # Cheap substring tests guard each pattern: most prompts need none of the regular expressions.
     if "word" in low and _ONE_WORD.search(prompt):
         return rng.choice(_ONE_WORDS)
