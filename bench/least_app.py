@@ -21,6 +21,7 @@ from collections import deque
 from typing import Any
 
 import orjson
+from baseline_app import HEADERS as BASELINE_HEADERS
 from baseline_app import emulator_uvicorn_options
 from starlette.types import Receive, Scope, Send
 
@@ -33,13 +34,8 @@ WORDS = (
     "good question about there is no single right answer but some answers are better than others when the "
     "weather in paris turns and a request asks again"
 ).split()
-HEADERS = [
-    (b"vary", b"Origin, X-Origin, Referer"),
-    (b"server", b"scaffolding on HTTPServer2"),
-    (b"x-xss-protection", b"0"),
-    (b"x-frame-options", b"SAMEORIGIN"),
-    (b"x-content-type-options", b"nosniff"),
-]
+# The emulator's answer headers, as the baseline sends them (one list for both bench apps).
+HEADERS = [(k.encode(), v.encode()) for k, v in BASELINE_HEADERS.items() if k != "x-gemini-service-tier"]
 JSON_TYPE = (b"content-type", b"application/json; charset=UTF-8")
 SSE_HEADERS = [*HEADERS, (b"content-disposition", b"attachment"), (b"content-type", b"text/event-stream")]
 UNARY_HEADERS = [*HEADERS, (b"x-gemini-service-tier", b"standard"), JSON_TYPE]
