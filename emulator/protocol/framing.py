@@ -100,6 +100,26 @@ sse: Framer = _Sse()
 json_array: Framer = _JsonArray()
 
 
+def whole(framer: Framer, bodies: list[dict[str, Any]], most: int) -> list[bytes]:
+    """Every piece `framer` writes for a stream of `bodies` that ends normally: `first`, each `next`, then `end`.
+    SSE's and the JSON array's, when printers can print every body in one pass (printers.lines, indented_all) and
+    they come to less than `most` bytes, are the same bytes as one piece."""
+    joined = None
+    if not bodies:
+        pass  # `first` of none: an IndexError, as ever
+    elif framer is sse:
+        joined = printers.lines(bodies, _SSE_END + _SSE_PREFIX)
+        if joined is not None:
+            joined = _SSE_PREFIX + joined + _SSE_END
+    elif framer is json_array:
+        joined = printers.indented_all(bodies, _ARRAY_SEP)
+        if joined is not None:
+            joined = _ARRAY_OPEN + joined + _ARRAY_CLOSE
+    if joined is not None and len(joined) < most:
+        return [joined]
+    return [framer.first(bodies[0]), *map(framer.next, bodies[1:]), *framer.end()]
+
+
 class DropConnection(Exception):
     """Raised out of a response body to make the server close the connection mid-body (a requested fault:
     emulator/wire/faults.py)."""

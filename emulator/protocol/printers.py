@@ -168,6 +168,43 @@ def line(obj: Any) -> bytes:
 _SUSPECTS = bytes.maketrans(b"\\,[{", b"::::")  # what may precede a `":` that is not a key's end, as ":"
 
 
+def lines(objs: list[Any], sep: bytes) -> bytes | None:
+    """`sep.join(map(line, objs))` printed in one pass, when every one of `objs` is Plain (`sep`: no `<`, `>` or
+    `"`, and each `:` followed by a space); None for any other list (the caller prints them one by one). In the
+    compact JSON of a Plain dict every `":` is a key's end, and `sep` makes none; when all are ColonFree, every `:`
+    is one, and `sep` goes in with its `: ` as `:` (the replace that spaces the keys' colons spaces it again)."""
+    colons = False
+    for obj in objs:
+        kind = type(obj)
+        if kind is not ColonFree:
+            if kind is not Plain:
+                return None
+            colons = True
+    try:
+        if colons:
+            return sep.join(map(orjson.dumps, objs)).replace(b'":', b'": ')
+        return sep.replace(b": ", b":").join(map(orjson.dumps, objs)).replace(b":", b": ")
+    except TypeError:  # a key that is not a str: `line` prints it
+        return None
+
+
+def indented_all(objs: list[Any], sep: bytes) -> bytes | None:
+    """`sep.join(map(indented, objs))` printed in one pass, when every one of `objs` is FloatFree (`sep` holding
+    no `<` or `>`: escaping the joined bytes escapes each); None for any other list."""
+    escape = False
+    for obj in objs:
+        kind = type(obj)
+        if kind not in _PLAIN:
+            if kind is not FloatFree:
+                return None
+            escape = True
+    try:
+        joined = sep.join([orjson.dumps(obj, option=_OPTIONS) for obj in objs])
+    except TypeError:  # a key that is not a str: `indented` prints it
+        return None
+    return _escape(joined) if escape else joined
+
+
 def _compact(obj: Any) -> bytes:
     kind = type(obj)
     if kind is float or ((kind is dict or kind is list) and holds_float(obj)):

@@ -23,10 +23,11 @@ from typing import Any, cast
 
 from starlette.responses import Response
 
+from gemini_emulator.protocol import framing
 from gemini_emulator.protocol.errors import ApiError
 from gemini_emulator.protocol.framing import DropConnection, Framer
 from gemini_emulator.seam import DROP, TRUNCATE, Fault
-from gemini_emulator.wire.sending import Body, Ready, Stream
+from gemini_emulator.wire.sending import BATCH_BYTES, Body, Ready, Stream
 
 # A streamed response body and the fault of the chunk it was built from; None for the body of a chunk whose
 # fault sends nothing of it (Fault.before_chunk).
@@ -82,11 +83,13 @@ async def _framed(
 def streamed_ready(framer: Framer, built: list[Built], headers: dict[str, str]) -> Response:
     """The stream `framer` writes for bodies that are all built (a ready answer), broken where their faults say,
     as one response that sends it whole (sending.Ready)."""
-    if all(fault is None for _, fault in built):  # nothing to break: every body framed, then the end
-        whole = [framer.first(cast(dict[str, Any], built[0][0]))]
-        whole += [framer.next(cast(dict[str, Any], body)) for body, _ in built[1:]]
-        whole += framer.end()
-        return Ready(whole, headers)
+    bodies: list[dict[str, Any]] = []
+    for body, fault in built:
+        if fault is not None:
+            break
+        bodies.append(cast(dict[str, Any], body))  # a body is None only with a fault
+    else:  # nothing to break: every body framed, then the end
+        return Ready(framing.whole(framer, bodies, BATCH_BYTES), headers)
     first, fault = built[0]
     breaks = _Breaks()
     breaks.note(fault)

@@ -62,7 +62,9 @@ class Tap(Protocol):
 
     def add(self, piece: bytes) -> None: ...
 
-    def end(self, complete: bool) -> None: ...
+    def end(self, complete: bool) -> None:
+        """The body is over (`complete`: it ended cleanly); only the first call counts."""
+        ...
 
 
 class Stream(StreamingResponse):
@@ -168,6 +170,14 @@ class Ready(Stream):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         tap = self.tap
         body = b"".join(self.pieces)
+        if not self.drop and len(body) < BATCH_BYTES:  # the usual answer: the head, then the body in one send
+            if tap is not None:
+                tap.add(body)
+                tap.end(True)  # before the sends, as below (a Tap's first end is the one that counts)
+            status, headers = self.status_code, self.raw_headers
+            await send({"type": "http.response.start", "status": status, "headers": headers, BODY_FOLLOWS: True})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+            return
         if tap is not None:
             tap.add(body)  # one piece for all: the journal keeps the same bytes (its media elision stays in a piece)
             if not self.drop:
