@@ -117,6 +117,9 @@ class Usage:
     cached_text: int = 0  # of the prompt, the part a cachedContent holds (counted in prompt_* too)
     cached_media: int = 0
     candidates_media: dict[str, int] = field(default_factory=dict)  # generated media's tokens, by modality
+    # The usual answer's promptTokensDetails and the prompt count it lists, laid out by its first body: a stream's
+    # later bodies hold the same list (bodies are printed, never changed)
+    _text_details: tuple[int, list[dict[str, Any]]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def prompt(self) -> int:
@@ -135,7 +138,12 @@ class Usage:
             and candidates
             and not (self.prompt_media or self.cached_text or self.cached_media or self.candidates_media or tool_use)
         ):  # the usual answer, text for text without a cache: `_developer`'s layout in one dict display
-            details = tokens.modality_details(prompt, 0)
+            known = self._text_details
+            if known is not None and known[0] == prompt:
+                details = known[1]
+            else:
+                details = tokens.modality_details(prompt, 0)
+                self._text_details = (prompt, details)
             if thoughts:
                 return {
                     "promptTokenCount": prompt,
@@ -388,11 +396,14 @@ class ResponseBuilder:
             body = printers.FloatFree()
         body["candidates"] = [candidate]
         if vertex:
-            body["usageMetadata"] = {"trafficType": TRAFFIC_TYPE} if stream and not final else self.usage.vertex(*extra)
+            if stream and not final:
+                body["usageMetadata"] = {"trafficType": TRAFFIC_TYPE}
+            else:  # extra's two counts as two arguments (an unpacked call costs more)
+                body["usageMetadata"] = self.usage.vertex(extra[0], extra[1])
             body["modelVersion"] = self.model_version
             body["createTime"] = self._ctime
         else:
-            body["usageMetadata"] = self.usage.developer(*extra)
+            body["usageMetadata"] = self.usage.developer(extra[0], extra[1])
             body["modelVersion"] = self.model_version
         body["responseId"] = self._rid
         return body
