@@ -26,6 +26,13 @@ def test_count_text_matches_its_definition(text: str) -> None:
     assert tokens.count_text(text) == by_definition(text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZ9_ .,!\t\x1c", min_size=tokens._SHORT - 8, max_size=tokens._SHORT + 8))
+def test_both_ascii_ways_count_by_definition_around_the_short_length(text: str) -> None:
+    """Up to _SHORT characters the opened runs are counted, past it the marked ones: either way, the definition."""
+    assert tokens.count_text(text) == by_definition(text)
+
+
 def test_calibration_examples_keep_their_counts() -> None:
     assert tokens.count_text("What is the capital of France? One word.") == 11  # google-adk-go TestModel_Generate_ok
     assert tokens.count_text("why is the sky blue?") == 6  # js-genai Vertex recording
