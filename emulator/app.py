@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -62,6 +63,26 @@ _QUIET = _QuietDrops()
 logging.getLogger("uvicorn.error").addFilter(_QUIET)
 
 
+class _Emulator(Starlette):
+    """Starlette with HTTP requests straight to `serve_http` (create_app's dispatch), which never lets an exception
+    out as a page of its own: the middleware Starlette would wrap it in, and the frames on the way (Starlette's
+    own __call__, its middleware stack), only add cost. WebSockets and lifespan events take Starlette's way."""
+
+    serve_http: Callable[[Scope, Receive, Send], Awaitable[None]]  # set by create_app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["app"] = self  # as Starlette's own: the admin API's requests read it (Request.app)
+        if scope["type"] == "http":
+            await self.serve_http(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
+# The model methods only handlers.call serves (no other room claims them: batches, Veo, Imagen), sent straight
+# there; tests/test_app_dispatch.py holds them to the rooms' claims.
+HANDLERS_ALONE = frozenset({"generateContent", "streamGenerateContent", "countTokens"})
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> Starlette:
     """The emulator as an ASGI app; `engine` overrides the one named in settings."""
     settings = settings or Settings.from_env()
@@ -90,16 +111,22 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 
     admin_prefix = PREFIX.encode()
 
-    async def dispatch(scope: Scope, receive: Receive) -> Response:
+    async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
+        """One HTTP request, whatever its method and path, answered: the URL grammar decides, not a route pattern
+        (a pattern would answer a newline in the path or an unusual method with Starlette's plain-text errors)."""
         path = scope["path"]
         # The admin API only under its literal prefix: /%5F%5Femulator/... is an ordinary (unknown) Gemini path.
         if path.startswith(PREFIX) and scope.get("raw_path", admin_prefix).startswith(admin_prefix):
-            return await admin.dispatch(Request(scope, receive), path)
+            await (await admin.dispatch(Request(scope, receive), path))(scope, receive, send)
+            return
         incoming = Incoming.of(scope, receive)
         record = journal.begin(incoming.method, path, incoming.query, scope["headers"])
         target = routes.match(incoming.method, path)
+        journaled: bytes | None = None  # the answer as journaled, when it is not the body as sent
         try:
-            if target is None:
+            if target is not None and target.action == "call" and target.method in HANDLERS_ALONE:  # the usual call
+                response = await handlers.call(ctx, incoming, target, record)
+            elif target is None:
                 record.namespace = auth.caller_namespace(incoming.headers, incoming.query, settings.admin_token)
                 response = not_found_page(path)
             elif target.action == "call" and target.method in batches.METHODS and target.family == "developer":
@@ -122,8 +149,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await prediction_jobs.serve(ctx, prediction_room, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
-                journal.finish(record, response.status_code, live_tokens.redacted(bytes(response.body)))
-                return response  # journaled without the token's name: a credential
+                journaled = live_tokens.redacted(bytes(response.body))  # without the token's name: a credential
             elif target.action == "room":  # operations, files: gemini_emulator.wire.resources.dispatch
                 response = await rooms.dispatch(ctx, incoming, target, record)
             else:
@@ -139,25 +165,23 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         if isinstance(response, Stream):
             response.tap = journal.tap(record, response.status_code)
         else:
-            journal.finish(record, response.status_code, bytes(response.body))
-        return response
+            journal.finish(record, response.status_code, bytes(response.body) if journaled is None else journaled)
+        await response(scope, receive, send)
 
     async def every_request(scope: Scope, receive: Receive, send: Send) -> None:
-        """Every HTTP request, whatever its method and path: the URL grammar decides, not a route pattern (a
-        pattern would answer a newline in the path or an unusual method with Starlette's plain-text errors)."""
+        """Every HTTP or WebSocket request (the router's default, for whatever reaches the router)."""
         if scope["type"] == "websocket":  # the Live API's room (gemini_emulator.wire.live)
             await live.serve(ctx, sessions, journal, scope, receive, send)
             return
-        response = await dispatch(scope, receive)
-        await response(scope, receive, send)
+        await dispatch(scope, receive, send)
 
-    app = Starlette()
+    app = _Emulator()
     app.router.default = every_request
+    app.serve_http = dispatch
 
     async def entry(scope: Scope, receive: Receive, send: Send) -> None:
-        """HTTP straight to `every_request`, which never lets an exception out as a page of its own (the
-        middleware Starlette would wrap it in only adds cost); lifespan events go to the router."""
-        if scope["type"] in ("http", "websocket"):
+        """What is not HTTP: WebSockets to `every_request`, lifespan events to the router."""
+        if scope["type"] == "websocket":
             await every_request(scope, receive, send)
         else:
             await app.router(scope, receive, send)

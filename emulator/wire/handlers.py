@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from starlette.responses import Response
 
@@ -94,8 +94,9 @@ class Context:
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
         # The engine's optional capabilities, asked once (an isinstance of a runtime-checkable protocol is not cheap)
-        self.ready_answers = isinstance(engine, ReadyAnswerer)  # answers at once, when it can (handlers.answer_of)
-        self.method_answers = isinstance(engine, MethodAnswerer)  # may answer countTokens & co. itself
+        # answers at once, when it can (handlers.answer_of); may answer countTokens & co. itself (_engine_answer)
+        self.ready_engine = engine if isinstance(engine, ReadyAnswerer) else None
+        self.method_engine = engine if isinstance(engine, MethodAnswerer) else None
         self._facts: dict[str, ModelFacts] = {}  # by catalogue model: as many as the catalogue holds
         # by target, at most _PLANS_MAX: by its id (a frozen dataclass hashes all its fields in Python, on each
         # look-up), with the target kept beside its plan, so that no other target takes its id while it is here
@@ -188,30 +189,31 @@ def stream_mode(query: Mapping[str, str], streams: bool) -> str:
 
 async def call(ctx: Context, request: Incoming, target: Target, record: Record) -> Response:
     """POST {model}:{method}; `record` is this request's journal record, filled in as facts are known."""
-    query = request.query
-    plan = ctx.plan(target)
+    query, headers = request.query, request.headers
+    known = ctx._plans.get(id(target))  # ctx.plan, less a call for a target seen before
+    plan = known[1] if known is not None and known[0] is target else ctx.plan(target)
     mode = stream_mode(query, plan.streams) if plan.streams else ""
     record.rpc, record.model = target.method, plan.model_named
+    settings = ctx.settings
     try:
-        credential = auth.authenticate(target, request.headers, query, ctx.settings.api_key)
-        record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
+        credential = auth.authenticate(target, headers, query, settings.api_key)
+        record.namespace = namespace = auth.namespace_of(headers, credential, settings.admin_token)
         # read_body, with one coroutine less; the normalised body below is a copy where respelled
-        body = sent = _journaled_body(await ctx.bodies.read(request.receive, request.headers), record)
-
-        def probe(model: str | None = None) -> GenerateRequest:  # built only when an engine capability is asked
-            return _probe(target, body, sent, record.namespace, bool(mode), model)
-
-        if not plan.served:  # only an engine that holds the answer serves these
-            answered = _engine_answer(ctx, probe(), record)
+        sent = _journaled_body(await ctx.bodies.read(request.receive, headers), record)
+        if not plan.served:  # only an engine that holds the answer serves these: it sees the body as sent
+            answered = _engine_answer(ctx, _probe(target, sent, sent, namespace, bool(mode)), record)
             if answered is None:
                 raise errors.not_implemented(f"the {target.method} method")
             return json_response(answered)
-        body = validate.check_fields(body, plan.message, target.backend, target.version)  # lowerCamelCase from here
-        model, refused = (plan.model, None) if plan.model is not None else _resolve(ctx, target, probe)
+        body = validate.check_fields(sent, plan.message, target.backend, target.version)  # lowerCamelCase from here
+        if plan.model is not None:
+            model, refused = plan.model, None
+        else:  # the probe is built only when an engine capability is asked
+            model, refused = _resolve(ctx, target, lambda: _probe(target, body, sent, namespace, bool(mode)))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
         if not plan.generates:
-            return _other_method(ctx, target, model, refused, body, probe, record, int_enums)
-        gen, builder, extra = prepare_generation(ctx, target, model, body, record.namespace, bool(mode), sent)
+            return _other_method(ctx, target, model, refused, body, sent, record, int_enums)
+        gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent)
         if not mode:
             try:
                 answer = answer_of(ctx, gen)
@@ -254,13 +256,13 @@ def _other_method(
     model: str,
     refused: errors.ApiError | None,
     body: dict[str, Any],
-    probe: Callable[[str | None], GenerateRequest],
+    sent: dict[str, Any],
     record: Record,
     int_enums: bool,
 ) -> Response:
     """countTokens, computeTokens and the embedding calls (the other methods the wire serves), once the body is
-    checked and the model resolved."""
-    answered = _engine_answer(ctx, probe(model), record)
+    checked (`sent`: as it was sent) and the model resolved."""
+    answered = _engine_answer(ctx, _probe(target, body, sent, record.namespace, False, model), record)
     if answered is not None:
         return json_response(answered)
     if refused is not None:  # the engine vouched for the model but has no answer after all
@@ -310,10 +312,11 @@ def prepare_generation(
 def answer_of(ctx: Context, gen: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
     """The engine's answer to `gen`: a list when the engine has all of it at once (seam.ReadyAnswerer), else its
     chunks as they come, which end, at a shutdown's deadline, with an error (wire/draining.py)."""
-    if ctx.ready_answers:
+    ready = ctx.ready_engine
+    if ready is not None:
         if ctx.drain.ended:
             raise shutting_down()
-        answer = cast(ReadyAnswerer, ctx.engine).answer_ready(gen)
+        answer = ready.answer_ready(gen)
         return answer if isinstance(answer, list) else ctx.drain.until(answer)
     return ctx.drain.until(ctx.engine.generate(gen))
 
@@ -385,17 +388,27 @@ def _probe(
     normalised, except for the methods the wire does not serve (computeTokens...), which it hands over as sent."""
     inner = body.get("generateContentRequest")
     contents = body.get("contents") or (inner.get("contents") if isinstance(inner, dict) else None)
+    # GenerateRequest's fields in their order (see _generate_request)
     return GenerateRequest(
-        method=target.method,
-        version=target.version,
-        model=model if model is not None else target.model.removeprefix("models/"),
-        requested_model=target.model,
-        backend=target.backend,
-        stream=stream,
-        namespace=namespace,
-        contents=[c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else [],
-        body=body,
-        sent=sent,
+        model if model is not None else target.model.removeprefix("models/"),  # model
+        target.model,  # requested_model
+        target.backend,  # backend
+        stream,  # stream
+        namespace,  # namespace
+        [c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else [],  # contents
+        None,  # system_instruction
+        {},  # generation_config
+        [],  # tools
+        None,  # tool_config
+        [],  # safety_settings
+        body,  # body
+        "",  # fingerprint
+        target.method,  # method
+        target.version,  # version
+        {},  # notes
+        False,  # thinking
+        0,  # prompt_tokens
+        sent,  # sent
     )
 
 
@@ -433,10 +446,11 @@ def engine_answer(
 
 def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict[str, Any] | None:
     """The engine's own answer to a method the wire computes (MethodAnswerer), or None."""
-    if not ctx.method_answers:
+    engine = ctx.method_engine
+    if engine is None:
         return None
     try:
-        return cast(MethodAnswerer, ctx.engine).answer_method(probe)
+        return engine.answer_method(probe)
     finally:
         record.entry = probe.notes.get("entry")
 
@@ -461,7 +475,7 @@ def _generate_request(
     cache = cached.resolve(ctx.caches, target, model, body, namespace) if "cachedContent" in body else None
     usage = _usage(target, contents, system, tools)
     config = body.get("generationConfig") or {}
-    facts = ctx.model_facts(model)
+    facts = ctx._facts.get(model) or ctx.model_facts(model)  # model_facts, less a call for a model seen before
     if facts is None:  # a model only an engine serves (a recording of a retired one): its answer says what it holds
         outputs = tuple(str(m) for m in config.get("responseModalities") or ["TEXT"])
     elif not config.get("responseModalities") and not facts.tts:  # the model's own default
@@ -475,27 +489,31 @@ def _generate_request(
         system, tools, tool_config = cache.system_instruction, cache.tools, cache.tool_config
         _add_cached(usage, cache)
     retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace) if tools else []
+    # GenerateRequest's fields in their order: a call by keywords costs twice as much (CPython gathers them in a
+    # dict first); tests/wire/test_generate_request_fields.py holds these calls to their keyword spelling.
     request = GenerateRequest(
-        method=target.method,
-        version=target.version,
-        model=model,
-        requested_model=target.model,
-        backend=target.backend,
-        stream=stream,
-        namespace=namespace,
-        contents=contents,
-        system_instruction=system,
-        generation_config=config,
-        tools=tools,
-        tool_config=tool_config,
-        safety_settings=body.get("safetySettings") or [],
-        body=body,
-        sent=sent,
-        fingerprint=fingerprint(model, body),
-        thinking=facts is not None and facts.thinking,
-        prompt_tokens=usage.prompt,
-        output_modalities=outputs,
-        retrieved=retrieved,  # what fileSearch tools found
+        model,  # model
+        target.model,  # requested_model
+        target.backend,  # backend
+        stream,  # stream
+        namespace,  # namespace
+        contents,  # contents
+        system,  # system_instruction
+        config,  # generation_config
+        tools,  # tools
+        tool_config,  # tool_config
+        body.get("safetySettings") or [],  # safety_settings
+        body,  # body
+        fingerprint(model, body),  # fingerprint
+        target.method,  # method
+        target.version,  # version
+        {},  # notes
+        facts is not None and facts.thinking,  # thinking
+        usage.prompt,  # prompt_tokens
+        sent,  # sent
+        outputs,  # output_modalities
+        None,  # image_size
+        retrieved,  # retrieved: what fileSearch tools found
     )
     return request, usage, text_only
 
@@ -510,7 +528,7 @@ def fingerprint(model: str, body: dict[str, Any]) -> str:
 def _usage(target: Target, contents: list[Any], system: Any, tools: list[Any] | None) -> responses.Usage:
     text, media = tokens.count_prompt(contents, system, tools)
     billable = tokens.billable_characters(contents, system) if target.backend != DEVELOPER else 0
-    return responses.Usage(prompt_text=text, prompt_media=media, billable_chars=billable)
+    return responses.Usage(text, media, 0, billable)  # prompt_text, prompt_media, candidates, billable_chars
 
 
 def _count_tokens(
@@ -573,18 +591,19 @@ def merge(chunks: list[Chunk]) -> list[Chunk]:
     if len(chunks) == 1 and chunks[0].raw is None and len(chunks[0].parts) <= 1:  # the usual answer: one chunk
         only = chunks[0]
         finish = only.finish_reason if only.block_reason is not None else only.finish_reason or "STOP"
-        return [
+        return [  # Chunk's fields in their order (cheaper than by keywords; tests/wire/test_merge.py holds it)
             Chunk(
-                [dict(part) for part in only.parts],
-                finish,
-                only.finish_message,
-                only.safety_ratings,
-                only.block_reason,
-                only.usage,
-                index=only.index,
-                grounding=only.grounding,
-                fault=only.fault,
-                headers=only.headers,
+                [dict(part) for part in only.parts],  # parts
+                finish,  # finish_reason
+                only.finish_message,  # finish_message
+                only.safety_ratings,  # safety_ratings
+                only.block_reason,  # block_reason
+                only.usage,  # usage
+                None,  # raw
+                only.index,  # index
+                only.grounding,  # grounding
+                only.fault,  # fault
+                only.headers,  # headers
             )
         ]
     return merge_all(chunks)
