@@ -335,8 +335,11 @@ class _Walker:
                 if key == "tools" and not path and type(item) is dict:
                     # One Tool where the list is due is the list's only element: production accepted `tools`
                     # as a single object (2 pydantic-ai VCR recordings, Developer, 2025). Only `tools` is
-                    # evidenced; other repeated fields keep production's invalid-value 400.
-                    item = value[key] = [item]
+                    # evidenced; other repeated fields keep production's invalid-value 400. The body as sent keeps
+                    # its object (the journal, the script's `request` matchers read it): the list goes in the copy.
+                    item = [item]
+                    changed = changed if changed is not None else {}
+                    changed[key] = item
                 elif not isinstance(item, list):
                     self.violations.append(errors.invalid_value(sub, self._type_name(spec), _show(item)))
                     continue
