@@ -246,7 +246,14 @@ class Journal:
 
     def begin(self, method: str, path: str, query: Mapping[str, str], headers: RawHeaders) -> Record:
         """A new record for a request (`headers`: the ASGI scope's raw list), appended."""
-        record = Record(method, path, redact_query(query), redact_headers(headers))
+        # redact_query and redact_headers, less their calls for a request without a query and a known header set
+        known = _HEADER_SETS.get(tuple(headers))
+        record = Record(
+            method,
+            path,
+            redact_query(query) if query else _NO_QUERY,
+            known if known is not None else redact_headers(headers),
+        )
         with self._lock:
             record.id = self._next_id
             self._next_id += 1

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from gemini_emulator.protocol import errors
-from gemini_emulator.protocol.routes import Target
+from gemini_emulator.protocol.routes import DEVELOPER, Target
 
 ADMIN_TOKEN_HEADER = "x-emulator-admin-token"  # emulator/admin/guard.py guards the admin API with it
 MAX_NAMESPACE_CHARS = 128
@@ -33,9 +33,13 @@ _RPC = {
 }
 
 
+AUTHORIZATION = "authorization"  # the bearer token's header
+API_KEY_HEADER, API_KEY_PARAM = "x-goog-api-key", "key"
+
+
 def bearer(headers: Mapping[str, str]) -> str:
     """The request's OAuth bearer token ("" without one)."""
-    value = headers.get("authorization")
+    value = headers.get(AUTHORIZATION)
     if not value:
         return ""
     scheme, _, token = value.partition(" ")
@@ -43,13 +47,15 @@ def bearer(headers: Mapping[str, str]) -> str:
 
 
 def api_key(headers: Mapping[str, str], query: Mapping[str, str]) -> str:
-    return headers.get("x-goog-api-key", "") or query.get("key", "")
+    return headers.get(API_KEY_HEADER, "") or query.get(API_KEY_PARAM, "")
 
 
 def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str, str], required_key: str | None) -> str:
     """The caller's namespace (its key or token), or the error production answers with."""
-    token = bearer(headers)
-    key = "" if target.uses_oauth else api_key(headers, query)
+    token = bearer(headers) if AUTHORIZATION in headers else ""  # no call for the usual request, with a key
+    # api_key, less a call; only Vertex families take OAuth alone (Target.uses_oauth), and the usual target is not
+    oauth = target.backend != DEVELOPER and target.uses_oauth
+    key = "" if oauth else headers.get(API_KEY_HEADER, "") or query.get(API_KEY_PARAM, "")
     if not key and not token:
         if target.backend == "vertex" and target.family != "firebase-vertex":
             version = target.version if target.version != "v1beta" else "v1beta1"

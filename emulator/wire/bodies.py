@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Mapping
 from time import monotonic
 
-from starlette.types import Receive
+from starlette.types import Message, Receive
 
 from gemini_emulator.protocol import errors
 
@@ -36,11 +36,20 @@ class BodyReader:
         task = asyncio.current_task()
         if self.timeout_s <= 0 or task is None:
             return await self._receive_all(receive)
-        self._watch()
+        sweeper = self._sweeper
+        if sweeper is None or sweeper.done():
+            self._watch()
         self._started += 1
         self._reading[task] = monotonic() + self.timeout_s
         try:
-            return await self._receive_all(receive)
+            # _receive_all, less a coroutine for the usual body: all of it in the first message
+            message = await receive()
+            if message.get("more_body", False) or message["type"] == "http.disconnect":
+                return await self._receive_all(receive, message)
+            piece: bytes = message.get("body", b"")
+            if len(piece) > self.limit:
+                raise errors.payload_too_large(self.limit)
+            return piece
         except asyncio.CancelledError:
             if task not in self._late:
                 raise
@@ -51,11 +60,13 @@ class BodyReader:
             if self._late:
                 self._late.discard(task)
 
-    async def _receive_all(self, receive: Receive) -> bytes:
+    async def _receive_all(self, receive: Receive, message: Message | None = None) -> bytes:
+        """The whole body, from its first `message` when it is in already."""
         chunks: list[bytes] = []
         size = 0
         while True:
-            message = await receive()
+            if message is None:
+                message = await receive()
             if message["type"] == "http.disconnect":
                 raise errors.cancelled()  # the client hung up mid-body: nobody reads this answer
             piece = message.get("body", b"")
@@ -68,10 +79,11 @@ class BodyReader:
                 chunks.append(piece)
                 return b"".join(chunks)
             chunks.append(piece)
+            message = None
 
     def _watch(self) -> None:
-        if self._sweeper is None or self._sweeper.done():
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep(), name="gemini-emulator body sweep")
+        """A sweeper started (`read` calls it when none is running)."""
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep(), name="gemini-emulator body sweep")
 
     async def _sweep(self) -> None:
         """Cancel the reads past their deadline; end after a quiet second (the next read starts a new sweeper)."""

@@ -52,18 +52,20 @@ class ScriptedEngine:
     def answer_ready(self, request: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
         """The answer (seam.ReadyAnswerer): a list when nothing in it waits (the zero-config text answer, an
         entry without timing, media or a recording), else the chunks as they come."""
-        near_misses: Misses = []
-        if self.store.holds_entries(request.namespace):
-            selection = self.store.select(request)
-            if selection.entry is not None:
-                request.notes["entry"] = selection.entry.name
-                zero_config = lambda: self._zero_config(request)  # noqa: E731
-                spec = selection.entry.spec
-                at_once = ready(spec, request, zero_config)
-                return at_once if at_once is not None else render(spec, request, zero_config, self.replayer)
-            near_misses = selection.near_misses
-        if self.store.is_strict(request.namespace):
-            raise errors.script_unmatched(near_misses)
+        store = self.store
+        if store.spaces or store.default_strict:  # else the zero-config server: no script nor setting anywhere
+            near_misses: Misses = []
+            if store.holds_entries(request.namespace):
+                selection = store.select(request)
+                if selection.entry is not None:
+                    request.notes["entry"] = selection.entry.name
+                    zero_config = lambda: self._zero_config(request)  # noqa: E731
+                    spec = selection.entry.spec
+                    at_once = ready(spec, request, zero_config)
+                    return at_once if at_once is not None else render(spec, request, zero_config, self.replayer)
+                near_misses = selection.near_misses
+            if store.is_strict(request.namespace):
+                raise errors.script_unmatched(near_misses)
         request.notes["entry"] = ZERO_CONFIG
         chunks = synthesis.answer(request, request.prompt_tokens)
         if request.output_modalities != ("TEXT",):

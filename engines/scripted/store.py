@@ -52,7 +52,8 @@ class ScriptStore:
     def __init__(self, strict: bool = False) -> None:
         self.default_strict = strict
         self._lock = threading.Lock()
-        self._spaces: dict[str, Namespace] = {}
+        # by name; read it, never change it, outside the store (an empty one: no script nor setting anywhere)
+        self.spaces: dict[str, Namespace] = {}
 
     def namespace(self, name: str) -> Namespace:
         """The namespace (made when missing: a write)."""
@@ -61,13 +62,13 @@ class ScriptStore:
 
     def _get(self, name: str) -> Namespace:
         """The namespace for a write, made when missing (forgetting the idlest one past MAX_NAMESPACES)."""
-        space = self._spaces.get(name)
+        space = self.spaces.get(name)
         if space is None:
-            others = len(self._spaces) - (SHARED in self._spaces)
+            others = len(self.spaces) - (SHARED in self.spaces)
             if name != SHARED and others >= MAX_NAMESPACES:
-                idlest = min((s for s in self._spaces.values() if s.name != SHARED), key=lambda s: s.used)
-                del self._spaces[idlest.name]
-            space = self._spaces[name] = Namespace(name)
+                idlest = min((s for s in self.spaces.values() if s.name != SHARED), key=lambda s: s.used)
+                del self.spaces[idlest.name]
+            space = self.spaces[name] = Namespace(name)
         space.used = monotonic()
         return space
 
@@ -92,7 +93,7 @@ class ScriptStore:
         """Append entries already parsed (after clearing the namespace's script with `replace`); an EntryError past
         MAX_ENTRIES pending."""
         with self._lock:
-            held = 0 if replace else len(self._spaces[name].entries) if name in self._spaces else 0
+            held = 0 if replace else len(self.spaces[name].entries) if name in self.spaces else 0
             if held + len(entries) > MAX_ENTRIES:
                 raise EntryError("entries", f"at most {MAX_ENTRIES} pending entries per namespace ({held} held)")
             space = self._get(name)
@@ -105,47 +106,47 @@ class ScriptStore:
 
     def pending(self, name: str) -> list[dict[str, Any]]:
         with self._lock:
-            space = self._spaces.get(name)
+            space = self.spaces.get(name)
             return [e.describe() for e in space.entries] if space is not None else []
 
     def set_strict(self, name: str, strict: bool | None) -> None:
         with self._lock:
-            if strict is None and name not in self._spaces:  # nothing to record: no namespace made
+            if strict is None and name not in self.spaces:  # nothing to record: no namespace made
                 return
             self._get(name).strict = strict
 
     def is_strict(self, name: str) -> bool:
         """The namespace's own setting, else the shared namespace's (it speaks for every caller, as its
         entries answer every caller), else the server's --strict."""
-        if not self._spaces:  # no script nor setting anywhere (read without the lock, as `holds_entries` reads)
+        if not self.spaces:  # no script nor setting anywhere (read without the lock, as `holds_entries` reads)
             return self.default_strict
         with self._lock:
-            space = self._spaces.get(name)
+            space = self.spaces.get(name)
             own = space.strict if space is not None else None
-            shared = self._spaces.get(SHARED)
+            shared = self.spaces.get(SHARED)
             default = self.default_strict if shared is None or shared.strict is None else shared.strict
         return default if own is None else own
 
     def reset(self, name: str | None = None) -> None:
         with self._lock:
             if name is None:
-                self._spaces.clear()
+                self.spaces.clear()
             else:
-                self._spaces.pop(name, None)
+                self.spaces.pop(name, None)
 
     def pending_counts(self) -> dict[str, int]:
         """Pending entries per namespace, for every namespace in use."""
         with self._lock:
-            return {name: len(space.entries) for name, space in self._spaces.items()}
+            return {name: len(space.entries) for name, space in self.spaces.items()}
 
     def names(self) -> list[str]:
         with self._lock:
-            return sorted(self._spaces)
+            return sorted(self.spaces)
 
     def holds_entries(self, name: str) -> bool:
         """Whether the caller's script or the shared one has any entry (read without the lock: a hint that lets a
         caller with no script skip `select`; an entry added meanwhile is as if added just after)."""
-        spaces = self._spaces
+        spaces = self.spaces
         if not spaces:  # the zero-config server's usual state: no namespace at all
             return False
         space = spaces.get(name)
@@ -164,7 +165,7 @@ class ScriptStore:
     def holds_kind(self, namespace: str, kind: str) -> bool:
         """Whether the caller's script or the shared one has an entry of this answer kind (e.g. `replay`)."""
         with self._lock:
-            spaces = [self._spaces.get(name) for name in (namespace, SHARED)]
+            spaces = [self.spaces.get(name) for name in (namespace, SHARED)]
             return any(kind in e.spec for space in spaces if space is not None for e in space.entries)
 
     def peek(self, request: GenerateRequest) -> Entry | None:
@@ -185,7 +186,7 @@ class ScriptStore:
         misses: Misses = []
         subject = Subject(request)
         for name in (request.namespace, SHARED):
-            space = self._spaces.get(name)
+            space = self.spaces.get(name)
             if space is None or not space.entries:
                 continue
             matched = [e for e in space.entries if not e.match.empty]
