@@ -169,7 +169,8 @@ class Record:
     def body(self, value: Any) -> None:
         if isinstance(value, dict | list):
             try:  # key order kept; decoded because orjson's bytes are over-allocated (4 KiB for a short body)
-                value = _Json(elide_media(orjson.dumps(value)).decode())
+                text = orjson.dumps(value)  # a body shorter than MEDIA_MIN_CHARS holds no media (elide_media)
+                value = _Json((text if len(text) < MEDIA_MIN_CHARS else elide_media(text)).decode())
             except (orjson.JSONEncodeError, TypeError):  # integers past 64 bits: kept as text
                 value = str(value)
         if isinstance(value, str) and len(value) > MAX_BODY_TEXT:

@@ -208,8 +208,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         body = validate.check_fields(sent, plan.message, target.backend, target.version)  # lowerCamelCase from here
         if plan.model is not None:
             model, refused = plan.model, None
-        else:  # the probe is built only when an engine capability is asked
-            model, refused = _resolve(ctx, target, lambda: _probe(target, body, sent, namespace, bool(mode)))
+        else:
+            model, refused = _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
         if not plan.generates:
             return _other_method(ctx, target, model, refused, body, sent, record, int_enums)
@@ -412,6 +412,13 @@ def _probe(
     )
 
 
+def _resolve_call(
+    ctx: Context, target: Target, body: dict[str, Any], sent: dict[str, Any], namespace: str, stream: bool
+) -> tuple[str, errors.ApiError | None]:
+    """`_resolve` for `call` (the probe built only when an engine capability is asked)."""
+    return _resolve(ctx, target, lambda: _probe(target, body, sent, namespace, stream))
+
+
 def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest]) -> tuple[str, errors.ApiError | None]:
     """The catalogue id serving the call, and None; or, for a model the catalogue refuses but the engine
     serves (ModelServer), the model as written and the catalogue's refusal."""
@@ -469,12 +476,21 @@ def _generate_request(
     contents, text_only = validate.contents_checked(body.get("contents"))
     if not text_only:  # fileData uris name the caller's own files
         filedata.check(ctx.files, target, contents, namespace)
-    system = body.get("systemInstruction")
-    tools = body.get("tools") or []
-    tool_config = body.get("toolConfig")
-    cache = cached.resolve(ctx.caches, target, model, body, namespace) if "cachedContent" in body else None
+    if len(body) == 1:  # contents alone, the usual request: what the look-ups below would find
+        system: Any = None
+        tools: list[Any] = []
+        tool_config: Any = None
+        cache: cached.CacheUse | None = None
+        config: dict[str, Any] = {}
+        safety: list[Any] = []
+    else:
+        system = body.get("systemInstruction")
+        tools = body.get("tools") or []
+        tool_config = body.get("toolConfig")
+        cache = cached.resolve(ctx.caches, target, model, body, namespace) if "cachedContent" in body else None
+        config = body.get("generationConfig") or {}
+        safety = body.get("safetySettings") or []
     usage = _usage(target, contents, system, tools)
-    config = body.get("generationConfig") or {}
     facts = ctx._facts.get(model) or ctx.model_facts(model)  # model_facts, less a call for a model seen before
     if facts is None:  # a model only an engine serves (a recording of a retired one): its answer says what it holds
         outputs = tuple(str(m) for m in config.get("responseModalities") or ["TEXT"])
@@ -482,15 +498,17 @@ def _generate_request(
         outputs = facts.outputs
     else:
         outputs = model_rules.output_modalities(model, ctx.catalogue.output_modalities(model), config, facts.tts)
-    if not usage.prompt:  # an empty-text prompt still reports 1 (2 of 2 VCR recordings, Developer)
-        usage.prompt_text = 1
+    prompt_tokens = usage.prompt
+    if not prompt_tokens:  # an empty-text prompt still reports 1 (2 of 2 VCR recordings, Developer)
+        usage.prompt_text = prompt_tokens = 1
     if cache is not None:  # the model reads the cache first; usage counts it in the prompt and as cached
         contents = cache.contents + contents
         system, tools, tool_config = cache.system_instruction, cache.tools, cache.tool_config
         _add_cached(usage, cache)
+        prompt_tokens = usage.prompt
     retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace) if tools else []
     # GenerateRequest's fields in their order: a call by keywords costs twice as much (CPython gathers them in a
-    # dict first); tests/wire/test_generate_request_fields.py holds these calls to their keyword spelling.
+    # dict first); tests/wire/test_positional_builds.py holds these calls to their keyword spelling.
     request = GenerateRequest(
         model,  # model
         target.model,  # requested_model
@@ -502,14 +520,14 @@ def _generate_request(
         config,  # generation_config
         tools,  # tools
         tool_config,  # tool_config
-        body.get("safetySettings") or [],  # safety_settings
+        safety,  # safety_settings
         body,  # body
         fingerprint(model, body),  # fingerprint
         target.method,  # method
         target.version,  # version
         {},  # notes
         facts is not None and facts.thinking,  # thinking
-        usage.prompt,  # prompt_tokens
+        prompt_tokens,  # prompt_tokens
         sent,  # sent
         outputs,  # output_modalities
         None,  # image_size

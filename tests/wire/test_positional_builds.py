@@ -102,3 +102,23 @@ def test_usage_is_built_as_by_keywords() -> None:
     billable = tokens.billable_characters(contents, system)
     assert len({text, billable, 0}) == 3
     assert usage == responses.Usage(prompt_text=text, prompt_media=media, billable_chars=billable)
+
+
+def test_a_body_of_contents_alone_is_read_as_any_other() -> None:
+    """_generate_request's shortcut for a body holding contents alone, against the general reading of the same body
+    with a field it does not read (labels)."""
+    target = _target("generateContent")
+    ctx = _context()
+    for text in ("Is it sunny in Paris?", ""):
+        alone = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
+        other = {**alone, "labels": {"team": "a"}}
+        short, short_usage, short_text = handlers._generate_request(
+            ctx, target, "gemini-2.5-flash", alone, None, "n", False
+        )
+        full, full_usage, full_text = handlers._generate_request(
+            ctx, target, "gemini-2.5-flash", other, None, "n", False
+        )
+        assert (short_usage, short_text) == (full_usage, full_text)
+        for spec in fields(GenerateRequest):
+            if spec.name not in ("body", "fingerprint"):
+                assert getattr(short, spec.name) == getattr(full, spec.name), spec.name
