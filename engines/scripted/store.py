@@ -164,6 +164,8 @@ class ScriptStore:
 
     def holds_kind(self, namespace: str, kind: str) -> bool:
         """Whether the caller's script or the shared one has an entry of this answer kind (e.g. `replay`)."""
+        if not self.spaces:  # no namespace at all (read without the lock, as `holds_entries` reads)
+            return False
         with self._lock:
             spaces = [self.spaces.get(name) for name in (namespace, SHARED)]
             return any(kind in e.spec for space in spaces if space is not None for e in space.entries)
