@@ -294,17 +294,16 @@ class Journal:
         record = held.popleft()
         if not held:
             del self._finished[name]
-        self._forget(record)
-        self.evicted += 1
-        self.evicted_by[name] += 1
-
-    def _forget(self, record: Record) -> None:
         self._records.pop(record.id, None)
         self._held -= 1
         self._held_bytes -= record.size
-        self._bytes[record.namespace] -= record.size
-        if not self._bytes[record.namespace]:
-            del self._bytes[record.namespace]
+        left = self._bytes[name] - record.size
+        if left:
+            self._bytes[name] = left
+        else:
+            del self._bytes[name]
+        self.evicted += 1
+        self.evicted_by[name] += 1
 
     def tap(self, record: Record, status: int) -> Tap:
         """What journals a streamed body as it is sent (emulator/wire/sending.py's Stream feeds it each piece):
@@ -366,8 +365,9 @@ class Journal:
                 self._held = self._held_bytes = 0
                 return
             for record in [r for r in self._records.values() if r.namespace == namespace]:
+                self._records.pop(record.id, None)
                 if record.size:  # finished: counted
-                    self._forget(record)
-                else:
-                    self._records.pop(record.id, None)
+                    self._held -= 1
+                    self._held_bytes -= record.size
             self._finished.pop(namespace, None)
+            self._bytes.pop(namespace, None)  # the namespace's finished records' bytes: all of them gone
