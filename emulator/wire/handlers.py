@@ -721,7 +721,9 @@ def _take_headers(first: Chunk, headers: dict[str, str]) -> None:
 def _built_body(chunk: Chunk, builder: responses.ResponseBuilder, target: Target, int_enums: bool) -> faults.Built:
     final = chunk.finish_reason is not None or chunk.block_reason is not None
     body = builder.build(chunk, final=final, stream=True)
-    return (body if chunk.raw is not None else _encode(body, target, int_enums)), chunk.fault
+    if int_enums and chunk.raw is None:
+        body = enums.to_ints(body, target.backend)
+    return body, chunk.fault
 
 
 async def get_model(ctx: Context, request: Incoming, target: Target) -> Response:
