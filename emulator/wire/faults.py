@@ -80,6 +80,11 @@ async def _framed(
     breaks.finish()
 
 
+def whole_ready(framer: Framer, bodies: list[dict[str, Any]], headers: dict[str, str]) -> Response:
+    """The stream `framer` writes for ready bodies with no fault among them: all framed in one pass, then the end."""
+    return Ready(framing.whole(framer, bodies, BATCH_BYTES), headers)
+
+
 def streamed_ready(framer: Framer, built: list[Built], headers: dict[str, str]) -> Response:
     """The stream `framer` writes for bodies that are all built (a ready answer), broken where their faults say,
     as one response that sends it whole (sending.Ready)."""
@@ -89,7 +94,7 @@ def streamed_ready(framer: Framer, built: list[Built], headers: dict[str, str]) 
             break
         bodies.append(cast(dict[str, Any], body))  # a body is None only with a fault
     else:  # nothing to break: every body framed, then the end
-        return Ready(framing.whole(framer, bodies, BATCH_BYTES), headers)
+        return whole_ready(framer, bodies, headers)
     first, fault = built[0]
     breaks = _Breaks()
     breaks.note(fault)

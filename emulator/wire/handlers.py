@@ -227,23 +227,32 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             wire = extra if chunk.headers is None else _answer_headers(extra, chunk.headers)
             return _unary(body, chunk, target, int_enums, wire)
         first: faults.Built | None = None
+        clean: list[dict[str, Any]] | None = None
         try:
             answer = answer_of(ctx, gen)
             if isinstance(answer, list):  # all of it at hand: every body built now, sent together
-                ready: list[faults.Built] | None = built_ready(answer, builder, target, int_enums, extra)
+                ready: list[faults.Built] | None = None
+                if answer and _faultless(answer):
+                    clean = built_bodies(answer, builder, target, int_enums, extra)
+                else:
+                    ready = built_ready(answer, builder, target, int_enums, extra)
             else:
                 ready = None
                 chunks = _built(answer, builder, target, int_enums, extra)
                 first = await sending.until_hang_up(request.receive, anext(chunks, None))
         finally:
             record.entry = gen.notes.get("entry")
-        if first is None and not ready:  # an engine that yielded nothing still gets a well-formed, finished stream
+        if (
+            first is None and not ready and clean is None
+        ):  # an engine that yielded nothing still gets a well-formed, finished stream
             stop = builder.build(Chunk(finish_reason="STOP"), final=True, stream=True)
             ready = [(_encode(stop, target, int_enums), None)]
     except errors.ApiError as error:
         return error_response(error, mode)
     frame = framing.sse if mode == "sse" else framing.json_array
     headers = _STREAM_HEADERS[mode] if not extra else _stream_headers(mode, extra)
+    if clean is not None:
+        return faults.whole_ready(frame, clean, headers)
     if ready is not None:
         return faults.streamed_ready(frame, ready, headers)
     assert first is not None
@@ -710,6 +719,22 @@ def built_ready(
     return out
 
 
+def _faultless(chunks: list[Chunk]) -> bool:
+    """No chunk of a ready answer carries a fault: nothing to break, `built_bodies` serves it."""
+    for chunk in chunks:
+        if chunk.fault is not None:
+            return False
+    return True
+
+
+def built_bodies(
+    chunks: list[Chunk], builder: responses.ResponseBuilder, target: Target, int_enums: bool, headers: dict[str, str]
+) -> list[dict[str, Any]]:
+    """`built_ready` for a non-empty answer none of whose chunks carries a fault: the bodies alone."""
+    _take_headers(chunks[0], headers)
+    return [_body(chunk, builder, target, int_enums) for chunk in chunks]
+
+
 def _take_headers(first: Chunk, headers: dict[str, str]) -> None:
     """The first chunk's own headers (Chunk.headers) applied to the answer's `headers`, in place."""
     if first.headers is not None:
@@ -719,11 +744,16 @@ def _take_headers(first: Chunk, headers: dict[str, str]) -> None:
 
 
 def _built_body(chunk: Chunk, builder: responses.ResponseBuilder, target: Target, int_enums: bool) -> faults.Built:
+    return _body(chunk, builder, target, int_enums), chunk.fault
+
+
+def _body(chunk: Chunk, builder: responses.ResponseBuilder, target: Target, int_enums: bool) -> dict[str, Any]:
+    """One streamed chunk's body, its enums as numbers when asked (a raw chunk is sent as it is)."""
     final = chunk.finish_reason is not None or chunk.block_reason is not None
     body = builder.build(chunk, final=final, stream=True)
     if int_enums and chunk.raw is None:
         body = enums.to_ints(body, target.backend)
-    return body, chunk.fault
+    return body
 
 
 async def get_model(ctx: Context, request: Incoming, target: Target) -> Response:
