@@ -309,7 +309,7 @@ def prepare_generation(
         gen.fingerprint,
         usage,
         bool(gen.tools) and responses.server_tools(gen.tools),
-        image_cost=lambda side: ctx.catalogue.image_tokens(model, side),
+        image_cost=ctx.catalogue.image_tokens,
     )
     # X-Gemini-Service-Tier: on unary Developer answers only (docs/conformance.md: every byte-exact 2026-06
     # unary trace has it; no stream recorded since serviceTier appeared has it); an engine's first chunk

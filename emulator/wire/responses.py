@@ -222,7 +222,8 @@ class ResponseBuilder:
     """Builds each GenerateContentResponse of one answer (one for unary, one per chunk streamed).
 
     `server_tools`: the request enabled a server-side tool (search, code execution, ...); `image_cost`: the tokens
-    of a generated image by its longer side. Made once per generate call: a plain slotted class, whose constructor
+    of a generated image by the model (`model_version`) and the image's longer side, asked only when an image is
+    costed. Made once per generate call: a plain slotted class, whose constructor
     works out what every body of the answer repeats (its response id, Vertex's createTime, what the model version
     allows the printers)."""
 
@@ -246,7 +247,7 @@ class ResponseBuilder:
         fingerprint: str,
         usage: Usage,
         server_tools: bool = False,
-        image_cost: Callable[[int], int] = lambda side: IMAGE_OUTPUT_TOKENS,
+        image_cost: Callable[[str, int], int] = lambda model, side: IMAGE_OUTPUT_TOKENS,
     ) -> None:
         self.backend = backend
         self.model_version = model_version
@@ -444,7 +445,7 @@ class ResponseBuilder:
             return
         modality = mime.split("/", 1)[0].upper()
         if modality == "IMAGE":
-            cost = self.image_cost(_image_side(data))
+            cost = self.image_cost(self.model_version, _image_side(data))
         elif modality == "AUDIO":
             seconds = len(data) * 3 // 4 / (24_000 * 2)
             cost = max(1, round(seconds * AUDIO_TOKENS_PER_SECOND))
