@@ -223,7 +223,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
                     chunk, *others = await sending.until_hang_up(request.receive, _collect(answer))
             finally:
                 record.entry = gen.notes.get("entry")
-            body = builder.build(chunk, final=True, stream=False, siblings=others)
+            body = builder.build(chunk, True, False, others)
             wire = extra if chunk.headers is None else _answer_headers(extra, chunk.headers)
             return _unary(body, chunk, target, int_enums, wire)
         first: faults.Built | None = None
@@ -309,7 +309,7 @@ def prepare_generation(
         gen.fingerprint,
         usage,
         bool(gen.tools) and responses.server_tools(gen.tools),
-        image_cost=ctx.catalogue.image_tokens,
+        ctx.catalogue.image_tokens,
     )
     # X-Gemini-Service-Tier: on unary Developer answers only (docs/conformance.md: every byte-exact 2026-06
     # unary trace has it; no stream recorded since serviceTier appeared has it); an engine's first chunk
@@ -750,7 +750,7 @@ def _built_body(chunk: Chunk, builder: responses.ResponseBuilder, target: Target
 def _body(chunk: Chunk, builder: responses.ResponseBuilder, target: Target, int_enums: bool) -> dict[str, Any]:
     """One streamed chunk's body, its enums as numbers when asked (a raw chunk is sent as it is)."""
     final = chunk.finish_reason is not None or chunk.block_reason is not None
-    body = builder.build(chunk, final=final, stream=True)
+    body = builder.build(chunk, final, True)
     if int_enums and chunk.raw is None:
         body = enums.to_ints(body, target.backend)
     return body
