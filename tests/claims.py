@@ -486,8 +486,21 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 # This wave's surfaces keep their claims in modules of their own (the Claim record is in claim_type.py).
+from claims_catalogue import CATALOGUE_CLAIMS  # noqa: E402
+from claims_fidelity import FIDELITY_CLAIMS  # noqa: E402
 from claims_live import LIVE_CLAIMS  # noqa: E402
 from claims_media import MEDIA_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
+from claims_tunings import TUNING_CLAIMS  # noqa: E402
+from claims_web import WEB_CLAIMS  # noqa: E402
 
-CLAIMS = CLAIMS + tuple(RESOURCE_CLAIMS) + tuple(LIVE_CLAIMS) + tuple(MEDIA_CLAIMS)
+CLAIMS = (
+    CLAIMS
+    + tuple(RESOURCE_CLAIMS)
+    + tuple(LIVE_CLAIMS)
+    + tuple(MEDIA_CLAIMS)
+    + tuple(CATALOGUE_CLAIMS)
+    + tuple(TUNING_CLAIMS)
+    + tuple(FIDELITY_CLAIMS)
+    + tuple(WEB_CLAIMS)
+)
