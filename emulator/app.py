@@ -12,6 +12,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from gemini_emulator.admin.api import PREFIX, Admin, load_script_file
+from gemini_emulator.admin.guard import allowed_hosts, rebound_host
 from gemini_emulator.admin.journal import Journal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, framing, routes
@@ -63,6 +64,13 @@ _QUIET = _QuietDrops()
 logging.getLogger("uvicorn.error").addFilter(_QUIET)
 
 
+def _host_of(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"host":
+            return str(value.decode("latin-1"))
+    return None
+
+
 class _Emulator(Starlette):
     """Starlette with HTTP requests straight to `serve_http` (create_app's dispatch), which never lets an exception
     out as a page of its own: the middleware Starlette would wrap it in, and the frames on the way (Starlette's
@@ -110,6 +118,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["interactions"] = interactions.AdminView(interaction_store)
 
     admin_prefix = PREFIX.encode()
+    hosts = allowed_hosts(settings)  # the DNS rebinding guard's names (None: bound to a non-loopback address)
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
         """One HTTP request, whatever its method and path, answered: the URL grammar decides, not a route pattern
@@ -124,6 +133,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         target = routes.match(incoming.method, path)
         journaled: bytes | None = None  # the answer as journaled, when it is not the body as sent
         try:
+            refusal = rebound_host(hosts, incoming.headers.get("host"))
+            if refusal is not None:
+                raise refusal
             if target is not None and target.action == "call" and target.method in HANDLERS_ALONE:  # the usual call
                 response = await handlers.call(ctx, incoming, target, record)
             elif target is None:
@@ -171,6 +183,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     async def every_request(scope: Scope, receive: Receive, send: Send) -> None:
         """Every HTTP or WebSocket request (the router's default, for whatever reaches the router)."""
         if scope["type"] == "websocket":  # the Live API's room (gemini_emulator.wire.live)
+            if rebound_host(hosts, _host_of(scope)) is not None:
+                await send({"type": "websocket.close", "code": 1008})  # before the handshake: a 403
+                return
             await live.serve(ctx, sessions, journal, scope, receive, send)
             return
         await dispatch(scope, receive, send)

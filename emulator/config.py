@@ -89,6 +89,12 @@ class Settings:
 
     host: str = _setting(DEFAULT_HOST, "address to bind; 0.0.0.0 only inside a container")
     port: int = _setting(DEFAULT_PORT, "port to listen on", minimum=1, maximum=65535)
+    allowed_hosts: str = _setting(
+        "",
+        "comma-separated Host names a loopback-bound server answers besides loopback ones (a proxy on this machine"
+        " that passes its own Host); any other name is refused, a DNS rebinding guard",
+        shown="loopback names only",
+    )
     engine: str = _setting("scripted", "answer engine (`gemini-emulator engines` lists them)")
     api_key: str | None = _setting(
         None,

@@ -15,6 +15,7 @@ inspector page is served by the emulator itself, so its own calls are same-origi
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors
 from gemini_emulator.wire.auth import ADMIN_TOKEN_HEADER
 
-__all__ = ["ADMIN_TOKEN_HEADER", "AdminGuard", "is_loopback"]
+__all__ = ["ADMIN_TOKEN_HEADER", "AdminGuard", "allowed_hosts", "is_loopback", "rebound_host"]
 # Admin calls anyone may make: container health checks and load balancers probe this without a token; the
 # inspector page holds no data (a browser cannot send a header when it opens a page: the page sends the token it
 # was opened with, ?token=..., on its own admin calls).
@@ -52,6 +53,36 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:  # another host name: it may resolve to anything, so it is not loopback
         return False
+
+
+@functools.lru_cache(maxsize=256)  # clients repeat one Host header; any other name is refused at the same cost
+def _loopback_host_header(host_header: str) -> bool:
+    return is_loopback(host_name(host_header))
+
+
+def allowed_hosts(settings: Settings) -> frozenset[str] | None:
+    """The Host names the data plane answers besides loopback ones (`--allowed-hosts`), lowercased; None when the
+    server is not bound to a loopback address, where any name may reach it by design."""
+    if not is_loopback(settings.host):
+        return None
+    return frozenset(name.strip().lower() for name in settings.allowed_hosts.split(",") if name.strip())
+
+
+def rebound_host(allowed: frozenset[str] | None, host_header: str | None) -> errors.ApiError | None:
+    """The refusal for an API request (data plane, Live included) that reaches a loopback-bound server under
+    another name: a web page on a name rebound to 127.0.0.1 would otherwise read and download the caller's
+    files. None when the request may go on (no Host header: no browser sends one; a name in `allowed`; a server
+    bound elsewhere, `allowed` None)."""
+    if allowed is None or host_header is None or _loopback_host_header(host_header):
+        return None
+    if host_name(host_header).lower() in allowed:
+        return None
+    return errors.ApiError(
+        403,
+        f"Host {host_name(host_header)[:100]!r} is not a loopback name (a DNS rebinding guard): this emulator is"
+        " bound to a loopback address; use 127.0.0.1 or localhost, or name it in --allowed-hosts",
+        status="PERMISSION_DENIED",
+    )
 
 
 class AdminGuard:

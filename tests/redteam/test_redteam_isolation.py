@@ -48,6 +48,24 @@ def test_dns_rebinding_reads_no_journal(http: httpx.Client, running: RunningEmul
     assert http.post(f"{ADMIN}/script", json={"text": "ok"}, headers=same).status_code == 200
 
 
+def test_dns_rebinding_reaches_no_data_plane(http: httpx.Client, running: RunningEmulator) -> None:
+    """A page on a name rebound to 127.0.0.1 listed and downloaded the caller's files, and called the models."""
+    key = {"x-goog-api-key": "private"}
+    rebound = {"host": f"attacker.example:{running.port}"}
+    for method, path in (("GET", "/v1beta/files"), ("GET", "/v1beta/models"), ("POST", GENERATE)):
+        answer = http.request(method, path, headers=key | rebound, json=body("x") if method == "POST" else None)
+        assert answer.status_code == 403, (path, answer.status_code)
+        assert answer.json()["error"]["status"] == "PERMISSION_DENIED" and "DNS rebinding" in answer.text
+    for name in ("localhost", "127.0.0.1", "[::1]"):
+        assert http.get("/v1beta/files", headers=key | {"host": f"{name}:{running.port}"}).status_code == 200
+    live = running.url.replace("http", "ws", 1) + "/ws/google.ai.generativelanguage.v1beta.GenerativeService"
+    with httpx.Client(timeout=10) as plain:  # the WebSocket handshake, refused before the upgrade
+        upgrade = {"connection": "Upgrade", "upgrade": "websocket", "sec-websocket-version": "13"}
+        handshake = upgrade | {"sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "host": "attacker.example"}
+        refused = plain.get(live.replace("ws", "http", 1) + ".BidiGenerateContent?key=k", headers=handshake)
+        assert refused.status_code == 403
+
+
 def test_preflights_are_answered_and_grant_nothing(http: httpx.Client, running: RunningEmulator) -> None:
     ask = {"origin": "http://evil.example", "access-control-request-method": "POST"}
     foreign = http.options(f"{ADMIN}/script", headers=ask)

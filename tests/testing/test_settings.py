@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES: dict[str, tuple[str, object]] = {
     "host": ("::1", "::1"),
     "port": ("9123", 9123),
+    "allowed_hosts": ("proxy.example,other.example", "proxy.example,other.example"),
     "engine": ("replay", "replay"),
     "api_key": ("sekrit-api-key-1", "sekrit-api-key-1"),
     "max_body_bytes": ("1024", 1024),

@@ -29,7 +29,7 @@ def server() -> Iterator[Served]:
 
 def _head(length: int) -> bytes:
     return (
-        f"POST {GENERATE} HTTP/1.1\r\nhost: x\r\nx-goog-api-key: k\r\ncontent-type: application/json\r\n"
+        f"POST {GENERATE} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-goog-api-key: k\r\ncontent-type: application/json\r\n"
         f"content-length: {length}\r\n\r\n"
     ).encode()
 

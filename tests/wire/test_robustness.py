@@ -164,7 +164,7 @@ def _length(answer: bytes) -> int:
 def test_a_50_mb_body_is_refused_from_its_content_length_before_it_is_sent(small_limit: Served) -> None:
     size = 50 * 1024 * 1024
     head = (
-        f"POST {GENERATE} HTTP/1.1\r\nhost: x\r\nx-goog-api-key: k\r\ncontent-type: application/json\r\n"
+        f"POST {GENERATE} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-goog-api-key: k\r\ncontent-type: application/json\r\n"
         f"content-length: {size}\r\n\r\n"
     ).encode()
     before = _rss_kib(small_limit.proc.pid)
@@ -179,7 +179,8 @@ def test_a_50_mb_body_is_refused_from_its_content_length_before_it_is_sent(small
 def test_a_50_mb_chunked_body_is_refused_once_it_passes_the_limit(small_limit: Served) -> None:
     """No Content-Length: the body is counted as it arrives and refused past the limit, not read whole."""
     size = 50 * 1024 * 1024
-    head = f"POST {GENERATE} HTTP/1.1\r\nhost: x\r\nx-goog-api-key: k\r\ntransfer-encoding: chunked\r\n\r\n".encode()
+    head = f"POST {GENERATE} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-goog-api-key: k\r\ntransfer-encoding: chunked\r\n\r\n"
+    head = head.encode()
     piece = b"10000\r\n" + b" " * 0x10000 + b"\r\n"  # 64 KiB chunks
     before = _rss_kib(small_limit.proc.pid)
     sent, answer = _send_until_answered(small_limit.port, head, piece, size)
@@ -191,7 +192,7 @@ def test_a_50_mb_chunked_body_is_refused_once_it_passes_the_limit(small_limit: S
 
 def test_a_slow_sender_does_not_hold_up_other_requests(small_limit: Served) -> None:
     head = (
-        f"POST {GENERATE} HTTP/1.1\r\nhost: x\r\nx-goog-api-key: k\r\ncontent-length: {len(VALID)}\r\n\r\n"
+        f"POST {GENERATE} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-goog-api-key: k\r\ncontent-length: {len(VALID)}\r\n\r\n"
     ).encode()
     with socket.create_connection(("127.0.0.1", small_limit.port), timeout=BOUND_S) as slow:
         slow.sendall(head)

@@ -17,7 +17,7 @@ DELAY_MS = 150
 def _request(gemini: Gemini, text: str) -> bytes:
     body = json.dumps({"contents": [{"role": "user", "parts": [{"text": text}]}]}).encode()
     return (
-        f"POST {SSE_PATH} HTTP/1.1\r\nHost: x\r\nx-goog-api-key: {gemini.api_key}\r\n"
+        f"POST {SSE_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-goog-api-key: {gemini.api_key}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     ).encode() + body
 

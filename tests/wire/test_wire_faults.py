@@ -54,7 +54,7 @@ def exchange(server: RunningEmulator, method: str, query: str = "") -> tuple[byt
     connection is seen as the client sees it. The body is de-chunked when chunked."""
     path = f"/v1beta/models/gemini-2.5-flash:{method}?key=k{query}"
     request = (
-        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(BODY)}\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {len(BODY)}\r\n"
         "Connection: close\r\n\r\n"
     ).encode() + BODY
     with socket.create_connection((server.host, server.port), timeout=10) as sock:

@@ -140,13 +140,19 @@ def test_resumable_by_hand_two_chunks_and_wrong_offsets(gemini_shared: Gemini) -
     assert download.content == data and download.headers["content-type"] == "text/plain"
 
 
-def test_upload_urls_follow_a_proxys_scheme_and_host(gemini_shared: Gemini) -> None:
-    """Behind a TLS-terminating proxy (X-Forwarded-Proto, the proxy's Host) the upload URL points at the proxy: the
-    room reads the header itself (uvicorn's X-Forwarded-* middleware is off, emulator/cli.py)."""
-    headers = {"x-goog-api-key": gemini_shared.api_key, "x-forwarded-proto": "https", "host": "gemini.example:8443"}
-    with httpx.Client(base_url=gemini_shared.url, headers=headers) as http:
-        url = _start(http, 3)
-    assert url.startswith("https://gemini.example:8443/upload/v1beta/files?upload_id=")
+def test_upload_urls_follow_a_proxys_scheme_and_host() -> None:
+    """Behind a TLS-terminating proxy (X-Forwarded-Proto, the proxy's Host, named in --allowed-hosts) the upload URL
+    points at the proxy: the room reads the header itself (uvicorn's X-Forwarded-* middleware is off, emulator/cli.py).
+    """
+    running = start(Settings(port=0, allowed_hosts="Gemini.example, other.example"))
+    try:
+        headers = {"x-goog-api-key": "k", "x-forwarded-proto": "https", "host": "gemini.example:8443"}
+        with httpx.Client(base_url=running.url, headers=headers) as http:
+            url = _start(http, 3)
+            assert http.get("/v1beta/files", headers={"host": "elsewhere.example"}).status_code == 403
+        assert url.startswith("https://gemini.example:8443/upload/v1beta/files?upload_id=")
+    finally:
+        running.stop()
 
 
 def test_resumable_size_mismatch_and_cancel(gemini_shared: Gemini) -> None:
