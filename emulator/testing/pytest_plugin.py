@@ -68,9 +68,9 @@ class Gemini:
         store = self.server.store
         if store is None:
             raise RuntimeError("predicates need the scripted engine")
-        from gemini_emulator.wire.auth import namespace_of
+        from gemini_emulator.wire.auth import key_namespace
 
-        store.add(namespace_of({}, self.api_key), list(entries), predicate=predicate)
+        store.add(key_namespace(self.api_key), list(entries), predicate=predicate)
 
     def pending(self) -> list[dict[str, Any]]:
         return self.admin.pending()

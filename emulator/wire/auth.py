@@ -70,7 +70,7 @@ def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str,
 NAMESPACE_HEADER = "x-emulator-namespace"
 
 
-def namespace_of(headers: Mapping[str, str], credential: str, admin_token: str | None = None) -> str:
+def namespace_of(headers: Mapping[str, str], credential: str, admin_token: str | None) -> str:
     """The caller's namespace: the `x-emulator-namespace` header when given (and, when the server has an admin
     token, sent with it), else a salted digest of the credential ("key:" and 32 hex digits), so the key itself never
     appears in the journal or listings. A header past MAX_NAMESPACE_CHARS is the caller's 400."""
@@ -80,6 +80,11 @@ def namespace_of(headers: Mapping[str, str], credential: str, admin_token: str |
             raise errors.ApiError(400, f"{NAMESPACE_HEADER}: at most {MAX_NAMESPACE_CHARS} characters")
         if admin_token is None or _admin_token_given(headers, admin_token):
             return explicit
+    return key_namespace(credential)
+
+
+def key_namespace(credential: str) -> str:
+    """The namespace a credential names when no header names one ("" for none): what tests and fixtures look up."""
     return _digest(credential) if credential else ""
 
 
@@ -93,6 +98,6 @@ def _digest(credential: str) -> str:
     return "key:" + hmac.new(_SALT, credential.encode(), hashlib.sha256).hexdigest()[:32]
 
 
-def caller_namespace(headers: Mapping[str, str], query: Mapping[str, str], admin_token: str | None = None) -> str:
+def caller_namespace(headers: Mapping[str, str], query: Mapping[str, str], admin_token: str | None) -> str:
     """Namespace named by a request's own headers, as the API names it: the bearer token before the API key."""
     return namespace_of(headers, bearer(headers) or api_key(headers, query), admin_token)

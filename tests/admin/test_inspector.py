@@ -26,7 +26,7 @@ from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER
 from gemini_emulator.config import Settings
 from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.testing.server import RunningEmulator, start
-from gemini_emulator.wire.auth import namespace_of
+from gemini_emulator.wire.auth import key_namespace
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_namespaces_lists_each_namespace_with_its_requests_and_pending_entries(g
             http.post(GENERATE, headers={"x-goog-api-key": "secret-b"}, json=body("two"))
         http.get(f"{PREFIX}/script", headers={"x-goog-api-key": "secret-c"})  # only looked at: not in use
         response = http.get(f"{PREFIX}/namespaces")
-        a, b = namespace_of({}, "secret-a"), namespace_of({}, "secret-b")
+        a, b = key_namespace("secret-a"), key_namespace("secret-b")
         assert response.json() == {
             "requests": 3,
             "evicted": 0,
@@ -176,7 +176,7 @@ def test_a_request_appears_live_with_its_body_its_chunks_and_the_script(gemini_s
     from playwright.sync_api import expect
 
     page = watched.page
-    namespace = namespace_of({}, gemini_shared.api_key)
+    namespace = key_namespace(gemini_shared.api_key)
     page.goto(inspector_url(gemini_shared.server, namespace=namespace))
     expect(page.locator("#title")).to_have_text(namespace)
     expect(page.locator("#requests-empty")).to_be_visible()
@@ -233,7 +233,7 @@ def test_json_array_streams_error_tails_and_unary_bodies_are_split_into_chunks(g
         http.post(GENERATE, json=body("unary")).raise_for_status()
 
     page = watched.page
-    page.goto(inspector_url(gemini_shared.server, namespace=namespace_of({}, gemini_shared.api_key)))
+    page.goto(inspector_url(gemini_shared.server, namespace=key_namespace(gemini_shared.api_key)))
     cards = page.locator("details.request")
     expect(cards.locator(".prompt")).to_have_text(["unary", "sse", "array"])  # newest first
     unary, sse, array = cards.nth(0), cards.nth(1), cards.nth(2)
@@ -259,7 +259,7 @@ def test_namespaces_are_listed_and_each_can_be_shown_and_cleared(gemini: Gemini,
     with httpx.Client(base_url=gemini.url, timeout=10) as http:
         for prompt, key in keys.items():
             http.post(GENERATE, headers={"x-goog-api-key": key}, json=body(prompt)).raise_for_status()
-    first, second = (namespace_of({}, key) for key in keys.values())
+    first, second = (key_namespace(key) for key in keys.values())
 
     page = watched.page
     page.goto(inspector_url(gemini.server))
@@ -353,7 +353,7 @@ def test_the_resources_panel_lists_files_with_size_and_state_and_clears(gemini_s
     from playwright.sync_api import expect
 
     page = watched.page
-    namespace = namespace_of({}, gemini_shared.api_key)
+    namespace = key_namespace(gemini_shared.api_key)
     page.goto(inspector_url(gemini_shared.server, namespace=namespace))
     expect(page.locator("#resources-empty")).to_be_visible()
     made = gemini_shared.client.files.upload(

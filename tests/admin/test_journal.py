@@ -21,7 +21,7 @@ from gemini_emulator.admin.client import AdminClient
 from gemini_emulator.config import Settings
 from gemini_emulator.testing.pytest_plugin import Gemini
 from gemini_emulator.testing.server import RunningEmulator, start
-from gemini_emulator.wire.auth import namespace_of
+from gemini_emulator.wire.auth import key_namespace
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "gemini_emulator")
 
 
 def namespace(credential: str) -> str:
-    return namespace_of({}, credential)  # the in-process server's salt is this process's
+    return key_namespace(credential)  # the in-process server's salt is this process's
 
 
 def body(prompt: str) -> dict[str, Any]:

@@ -55,7 +55,7 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
     """Serve one request of the surface; every failure is this surface's error answer."""
     record.rpc = "openai." + target.method
     try:
-        record.namespace = auth.namespace_of(request.headers, credential(ctx, request))
+        record.namespace = auth.namespace_of(request.headers, credential(ctx, request), ctx.settings.admin_token)
         if target.method == "models.list":
             return _json(printing.model_list(ctx.catalogue.listing()))
         if target.method == "models.get":

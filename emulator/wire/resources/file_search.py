@@ -26,7 +26,7 @@ from starlette.responses import Response
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors, framing, printers
-from gemini_emulator.protocol.headers import BASE_HEADERS
+from gemini_emulator.protocol.headers import BASE_HEADERS, DOWNLOAD_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores import file_search as fs
 from gemini_emulator.stores.files import Spool, UploadSession
@@ -177,9 +177,8 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
         if request.query.get("alt") != "media":
             raise errors.invalid_argument("gemini-emulator: a file search store's media is downloaded with alt=media.")
         media = doc.media or b""
-        return Response(
-            media, headers=BASE_HEADERS | {"content-type": doc.mime_type, "content-length": str(len(media))}
-        )
+        sized = {"content-type": doc.mime_type, "content-length": str(len(media))}
+        return Response(media, headers=BASE_HEADERS | DOWNLOAD_HEADERS | sized)
     raise errors.not_implemented(f"the {target.method} method")
 
 

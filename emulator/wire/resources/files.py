@@ -31,7 +31,7 @@ from starlette.responses import Response
 
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors, framing, printers
-from gemini_emulator.protocol.headers import BASE_HEADERS
+from gemini_emulator.protocol.headers import BASE_HEADERS, DOWNLOAD_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.files import (
     MAX_DISPLAY_NAME,
@@ -106,8 +106,8 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
     if verb == "download":
         if request.query.get("alt") != "media":  # without it the download method answers the File (best-known)
             return json_response(stored.view(base_url(request, ctx.settings.tls)))
-        headers = BASE_HEADERS | {"content-type": stored.mime_type, "content-length": str(stored.size)}
-        return Stream(_chunks(ctx, stored), headers)
+        sized = {"content-type": stored.mime_type, "content-length": str(stored.size)}
+        return Stream(_chunks(ctx, stored), BASE_HEADERS | DOWNLOAD_HEADERS | sized)
     return json_response(stored.view(base_url(request, ctx.settings.tls)))
 
 

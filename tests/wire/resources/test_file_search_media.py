@@ -74,6 +74,7 @@ def test_an_image_document_is_cited_with_its_media_and_downloads_whole(gemini: G
         f"{gemini.url}/v1beta/{media_id}", params={"alt": "media"}, headers={"x-goog-api-key": gemini.api_key}
     )
     assert raw.status_code == 200 and raw.headers["content-type"] == "image/png" and raw.content == PICTURE
+    assert raw.headers["content-disposition"] == "attachment" and raw.headers["content-security-policy"] == "sandbox"
     [record] = [c for c in gemini.journal() if c.rpc == "fileSearchStores.downloadMedia"][:1]
     assert record.status == 200
 

@@ -11,7 +11,7 @@ import pytest
 from google.genai import types
 
 from gemini_emulator.testing.pytest_plugin import Gemini
-from gemini_emulator.wire.auth import namespace_of
+from gemini_emulator.wire.auth import key_namespace
 
 VIDEO_RESPONSE = {
     "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse",
@@ -24,7 +24,7 @@ def _ops(gemini: Gemini):  # noqa: ANN202
 
 
 def _space(gemini: Gemini) -> str:
-    return namespace_of({}, gemini.api_key)
+    return key_namespace(gemini.api_key)
 
 
 def test_sdk_polls_an_operation_until_done(gemini_shared: Gemini) -> None:

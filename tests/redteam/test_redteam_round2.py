@@ -1,0 +1,71 @@
+"""The second red-team round (issue 31): the newer surfaces tried as a hostile page and a hostile caller would."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from redteam import ADMIN, server
+
+from gemini_emulator.testing.server import RunningEmulator
+
+PAGE = b"<html><script>fetch('/__emulator/journal?all=true').then(r => r.text()).then(alert)</script></html>"
+
+
+@pytest.fixture(scope="module")
+def running() -> Iterator[RunningEmulator]:
+    with server() as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def http(running: RunningEmulator) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=running.url, timeout=10) as client:
+        client.post(f"{ADMIN}/reset?all=true")
+        yield client
+
+
+def _form_upload(http: httpx.Client, mime: str, payload: bytes) -> str:
+    """A cross-site form's upload: `multipart/form-data` needs no preflight, and it names its own mime type."""
+    boundary = "xss"
+    metadata = f'{{"file": {{"displayName": "page.html", "mimeType": "{mime}"}}}}'.encode()
+    form = (
+        f"--{boundary}\r\nContent-Type: application/json\r\n\r\n".encode()
+        + metadata
+        + f"\r\n--{boundary}\r\nContent-Type: {mime}\r\n\r\n".encode()
+        + payload
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    answer = http.post(
+        "/upload/v1beta/files?uploadType=multipart&key=page",
+        content=form,
+        headers={"content-type": f"multipart/form-data; boundary={boundary}"},
+    )
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["file"]["name"])
+
+
+@pytest.mark.parametrize("mime", ["text/html", "image/svg+xml"])
+def test_an_uploaded_page_downloads_as_an_attachment_that_cannot_run(http: httpx.Client, mime: str) -> None:
+    name = _form_upload(http, mime, PAGE)
+    served = http.get(f"/v1beta/{name}:download", params={"alt": "media", "key": "page"})
+    assert served.status_code == 200 and served.content == PAGE
+    assert served.headers["content-type"] == mime  # the bytes and their type come back as stored...
+    assert served.headers["content-disposition"] == "attachment"  # ...but a browser saves them, never renders
+    assert served.headers["content-security-policy"] == "sandbox"  # and were it to render them, no script runs
+    assert served.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_openai_surface_honours_the_namespace_header_only_with_the_admin_token() -> None:
+    with server(admin_token="tok") as running, httpx.Client(base_url=running.url, timeout=10) as http:
+        admin = {"x-emulator-admin-token": "tok", "x-emulator-namespace": "victim"}
+        assert http.post(f"{ADMIN}/script", headers=admin, json={"text": "victim's answer"}).is_success
+        thief = {"authorization": "Bearer thief", "x-emulator-namespace": "victim"}
+        chat = {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}]}
+        answer = http.post("/v1beta/openai/chat/completions", headers=thief, json=chat)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["choices"][0]["message"]["content"] != "victim's answer"
+        assert http.get(f"{ADMIN}/journal", headers=admin).json()["records"] == []
+        pending = http.get(f"{ADMIN}/script", headers=admin).json()["entries"]
+        assert [e["entry"]["text"] for e in pending] == ["victim's answer"]
