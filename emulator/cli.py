@@ -277,8 +277,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # uvicorn drains in-flight requests on SIGTERM, then raises the signal again: this handler makes that exit 0.
     signal.signal(signal.SIGTERM, _exit_cleanly)
     runtime.tune_gc()
-    runtime.quiet_accept_errors()
-    # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere.
+    runtime.filter_logs()
+    # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere (and
+    # filter_logs redacts them from the WebSocket handshake lines uvicorn and websockets write).
     runtime.serve(
         runtime.collect_when_idle(app),
         app.state.drain,

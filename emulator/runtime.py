@@ -7,6 +7,7 @@ import asyncio
 import gc
 import importlib.util
 import logging
+import re
 import socket
 from time import monotonic
 from typing import Any, cast
@@ -26,6 +27,7 @@ except ImportError:  # pragma: no cover - httptools not installed
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
 from gemini_emulator.protocol import errors, framing, printers
+from gemini_emulator.wire import auth
 from gemini_emulator.wire.draining import Drain
 from gemini_emulator.wire.sending import BODY_FOLLOWS
 
@@ -462,8 +464,28 @@ class _RateLimited(logging.Filter):
         return True
 
 
-def quiet_accept_errors() -> None:
+class _Redacted(logging.Filter):
+    """Credentials out of the server's log: uvicorn logs each WebSocket handshake at info level with its query
+    (`?key=`, `?access_token=`), and websockets logs every request header at debug level. Fixed patterns, each
+    matched in one linear pass, over lines that only the handshake writes."""
+
+    QUERY = re.compile(rf"([?&](?:{auth.API_KEY_PARAM}|access_token)=)[^&\s\"']*", re.IGNORECASE)
+    HEADER = re.compile(
+        rf"^([<>] (?:{auth.API_KEY_HEADER}|{auth.ADMIN_TOKEN_HEADER}|authorization|cookie): ).*$", re.IGNORECASE
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = self.HEADER.sub(r"\1[redacted]", self.QUERY.sub(r"\1[redacted]", message))
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+def filter_logs() -> None:
+    """The `serve` command's log filters: accept() errors rate-limited, credentials redacted."""
     logging.getLogger("asyncio").addFilter(_RateLimited())
+    logging.getLogger("uvicorn.error").addFilter(_Redacted())
 
 
 # Seconds past the grace period uvicorn waits before cancelling what is left: room for the error tails to go out.
