@@ -2,10 +2,11 @@
 
 google-genai dials the Live API at `wss://` whatever its base URL's scheme says (live.py: `_websocket_base_url`
 replaces the scheme), so an unmodified SDK needs a TLS listener it trusts. The certificate made here is
-self-signed and is its own CA (basicConstraints CA, key usage, subject and authority key ids: what OpenSSL's
-strict verification and Python 3.13's VERIFY_X509_STRICT require), for localhost, 127.0.0.1, ::1 and the host
-served. It is kept in DEFAULT_DIR and reused while it has more than a week to live, so `gemini-emulator env --tls`
-and the server agree on it without talking to each other. What each SDK needs to trust it:
+self-signed and is its own CA (basicConstraints CA with path length 0, name constraints to the names it serves,
+key usage, subject and authority key ids: what OpenSSL's strict verification and Python 3.13's VERIFY_X509_STRICT
+require), for localhost, 127.0.0.1, ::1 and the host served. It is kept in DEFAULT_DIR and reused while it has more
+than a week to live, so `gemini-emulator env --tls` and the server agree on it without talking to each other.
+What each SDK needs to trust it:
 
 - google-genai (Python) and httpx read SSL_CERT_FILE, which replaces their CA bundle: the emulator writes a bundle
   of certifi's CAs plus its own certificate (bundle.pem), so other HTTPS keeps working;
@@ -61,7 +62,7 @@ def generated(host: str, directory: Path) -> Certificate:
         try:
             existing = x509.load_pem_x509_certificate(cert_path.read_bytes())
             left = existing.not_valid_after_utc - datetime.datetime.now(datetime.UTC)
-            if left > datetime.timedelta(days=RENEW_DAYS) and _covers(existing, host):
+            if left > datetime.timedelta(days=RENEW_DAYS) and _covers(existing, host) and _constrained(existing):
                 return Certificate(cert_path, key_path, bundle_path)
         except ValueError:
             pass
@@ -101,6 +102,26 @@ def _covers(cert: object, host: str) -> bool:
     return set(names) <= have_names and set(ips) <= have_ips
 
 
+def _permitted(names: list[str], ips: list[str]) -> list[object]:
+    from cryptography import x509
+
+    exact = [x509.IPAddress(ipaddress.ip_network(ip)) for ip in ips]  # one address each: /32 or /128
+    return [x509.DNSName(n) for n in names] + exact
+
+
+def _constrained(cert: object) -> bool:
+    """Whether a kept certificate is the constrained CA made since issue 31 (older ones are remade)."""
+    from cryptography import x509
+
+    assert isinstance(cert, x509.Certificate)
+    try:
+        basic = cert.extensions.get_extension_for_class(x509.BasicConstraints).value
+        cert.extensions.get_extension_for_class(x509.NameConstraints)
+    except x509.ExtensionNotFound:
+        return False
+    return basic.path_length == 0
+
+
 def _make(host: str) -> tuple[bytes, bytes]:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
@@ -121,7 +142,10 @@ def _make(host: str) -> tuple[bytes, bytes]:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=VALID_DAYS))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        # A CA that can sign no intermediate (path length 0) and no leaf for a name but the ones it serves: trusting
+        # it (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS) vouches for the emulator's names and for nothing else.
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(x509.NameConstraints(permitted_subtrees=_permitted(names, ips), excluded_subtrees=None), True)
         .add_extension(
             x509.KeyUsage(
                 digital_signature=True,

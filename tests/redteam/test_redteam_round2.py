@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from redteam import ADMIN, server
 from websockets.sync.client import connect
 
+from gemini_emulator import tls
 from gemini_emulator.testing.server import RunningEmulator, free_port
 
 COMMAND = str(Path(sys.executable).with_name("gemini-emulator"))
@@ -116,3 +119,48 @@ def served_wait(served: subprocess.Popen[bytes]) -> None:
         served.wait(timeout=0.05)
     except subprocess.TimeoutExpired:
         pass
+
+
+def _leaf_for(name: str, ca_cert: Any, ca_key: Any) -> Any:
+    """A server certificate for `name` that the key of the emulator's CA signs, as a thief of that key would."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+    public = ec.generate_private_key(ec.SECP256R1()).public_key()
+    return (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
+        .issuer_name(ca_cert.subject)
+        .public_key(public)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+
+
+def test_the_tls_certificate_vouches_for_the_emulators_names_only(tmp_path: Path) -> None:
+    """Trusting `--tls`'s CA must not let its key (readable on disk) sign a leaf for any other site."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
+
+    made = tls.generated("127.0.0.1", tmp_path)
+    ca = x509.load_pem_x509_certificate(made.cert.read_bytes())
+    key = serialization.load_pem_private_key(made.key.read_bytes(), password=None)
+    assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.path_length == 0
+
+    def verify(name: str) -> None:
+        verifier = PolicyBuilder().store(Store([ca])).build_server_verifier(x509.DNSName(name))
+        verifier.verify(_leaf_for(name, ca, key), [])
+
+    verify("localhost")  # the names it serves still verify...
+    with pytest.raises(VerificationError):
+        verify("accounts.google.com")  # ...and a leaf for any other name does not
