@@ -20,6 +20,10 @@ import ipaddress
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cryptography import x509
 
 CERT_NAME, KEY_NAME, BUNDLE_NAME = "cert.pem", "key.pem", "bundle.pem"
 VALID_DAYS = 365
@@ -102,11 +106,11 @@ def _covers(cert: object, host: str) -> bool:
     return set(names) <= have_names and set(ips) <= have_ips
 
 
-def _permitted(names: list[str], ips: list[str]) -> list[object]:
+def _permitted(names: list[str], ips: list[str]) -> list[x509.GeneralName]:
     from cryptography import x509
 
-    exact = [x509.IPAddress(ipaddress.ip_network(ip)) for ip in ips]  # one address each: /32 or /128
-    return [x509.DNSName(n) for n in names] + exact
+    permitted: list[x509.GeneralName] = [x509.DNSName(n) for n in names]
+    return permitted + [x509.IPAddress(ipaddress.ip_network(ip)) for ip in ips]  # one address each: /32 or /128
 
 
 def _constrained(cert: object) -> bool:
