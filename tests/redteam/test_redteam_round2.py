@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import datetime
+import json
 import os
 import signal
 import subprocess
@@ -164,3 +166,26 @@ def test_the_tls_certificate_vouches_for_the_emulators_names_only(tmp_path: Path
     verify("localhost")  # the names it serves still verify...
     with pytest.raises(VerificationError):
         verify("accounts.google.com")  # ...and a leaf for any other name does not
+
+
+def test_a_claimed_pcm_rate_neither_stretches_the_turn_bound_nor_divides_by_zero() -> None:
+    from gemini_emulator.wire.live.listening import MAX_TURN_BYTES, Listener
+
+    listener = Listener()
+    piece = b"\x00\x40" * 32_768  # 64 KiB of loud PCM
+    for _ in range(200):  # 12.8 MiB claimed at a rate that would allow ~120 MB a turn
+        listener.feed(piece, "audio/pcm;rate=999999")
+    assert len(listener.audio) <= MAX_TURN_BYTES
+    listener.feed(piece, "audio/pcm;rate=000")  # clamped, not a ZeroDivisionError
+
+
+def test_live_survives_audio_that_claims_a_zero_rate(running: RunningEmulator) -> None:
+    ws = running.url.replace("http", "ws", 1) + LIVE + "?key=rate"
+    with connect(ws) as live:
+        live.send('{"setup": {"model": "models/gemini-2.5-flash-native-audio-latest"}}')
+        assert "setupComplete" in str(live.recv(timeout=10))
+        audio = base64.b64encode(b"\x00\x40" * 4000).decode()
+        live.send(json.dumps({"realtimeInput": {"audio": {"data": audio, "mimeType": "audio/pcm;rate=000"}}}))
+        live.send(json.dumps({"realtimeInput": {"audioStreamEnd": True}}))
+        answer = str(live.recv(timeout=10))
+        assert "serverContent" in answer or "inputTranscription" in answer, answer[:300]

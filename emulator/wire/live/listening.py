@@ -18,14 +18,19 @@ SPEECH_RMS = 500.0  # about -36 dBFS: a quiet voice is louder, digital silence a
 DEFAULT_SILENCE_MS = 800  # best-known: production's default end-of-speech silence is not published
 DEFAULT_INPUT_RATE = 16_000  # the Live API's input: audio/pcm;rate=16000 (docs)
 MAX_TURN_SECONDS = 60.0
+# The rates a claimed `rate=` is clamped to (telephone to studio PCM): the rate only converts bytes to seconds, so a
+# client naming rate=999999 (or 000) can neither stretch the turn's bound nor divide by zero.
+MIN_INPUT_RATE, MAX_INPUT_RATE = 8_000, 48_000
+MAX_TURN_BYTES = int(MAX_TURN_SECONDS * 2 * MAX_INPUT_RATE)  # audio kept per turn: 60 s at the highest rate, 5.76 MB
 _BLOCK = 4096  # samples per math.hypot call
 _RATE = re.compile(r"rate=([0-9]{3,6})")
 
 
-def rate_of(mime_type: str) -> int:
-    """The sample rate a PCM mime type names (audio/pcm;rate=16000), else the input default."""
+def rate_of(mime_type: str, default: int = DEFAULT_INPUT_RATE) -> int:
+    """The sample rate a PCM mime type names (audio/pcm;rate=16000), clamped to MIN..MAX_INPUT_RATE, else
+    `default` (the input default)."""
     m = _RATE.search(mime_type or "")
-    return int(m.group(1)) if m else DEFAULT_INPUT_RATE
+    return min(max(int(m.group(1)), MIN_INPUT_RATE), MAX_INPUT_RATE) if m else default
 
 
 def level(pcm: bytes) -> float:
@@ -67,7 +72,7 @@ class Listener:
         seconds = len(pcm) / (2 * rate)
         self.seconds += seconds
         self.pieces += 1
-        if len(self.audio) + len(pcm) <= MAX_TURN_SECONDS * 2 * rate:
+        if len(self.audio) + len(pcm) <= min(MAX_TURN_BYTES, MAX_TURN_SECONDS * 2 * rate):
             self.audio += pcm
         loud = level(pcm) >= SPEECH_RMS
         began = loud and not self.heard

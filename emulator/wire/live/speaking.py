@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -22,10 +21,10 @@ import orjson
 
 from gemini_emulator.media import audio
 from gemini_emulator.protocol.routes import VERTEX
+from gemini_emulator.wire.live.listening import rate_of
 
 AUDIO_PIECE_BYTES = 9600  # 0.2 s of 24 kHz 16-bit audio: the first piece of each Vertex recording's answer
 VERTEX_PCM_MIME = "audio/pcm"  # Vertex recordings: no rate parameter
-_RATE = re.compile(r"rate=([0-9]{3,6})")
 AUDIO_TOKENS_PER_SECOND = 25  # best-known: Gemini counts 25 tokens per second of audio output
 
 
@@ -144,8 +143,7 @@ def summarised(message: Any, rate: int = audio.RATE, depth: int = 0) -> Any:
             size = len(value) * 3 // 4 - value[-2:].count("=")
             note = f"<{size} bytes"
             if isinstance(mime, str) and mime.startswith("audio/pcm"):
-                named = _RATE.search(mime)
-                note += f", {size / (2 * (int(named.group(1)) if named else rate)):.3f} s of audio"
+                note += f", {size / (2 * rate_of(mime, rate)):.3f} s of audio"
             out[key] = note + ">"
         else:
             out[key] = summarised(value, rate, depth + 1)
