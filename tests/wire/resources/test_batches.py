@@ -404,3 +404,14 @@ def test_the_operations_listing_shows_batches_as_last_read(gemini_shared: Gemini
     headers = {"x-goog-api-key": gemini_shared.api_key}
     listed = httpx.get(f"{gemini_shared.url}/v1beta/operations", headers=headers).json()["operations"]
     assert [(o["name"], o["metadata"]["displayName"]) for o in listed] == [(job.name, "seen")]
+
+
+def test_batch_input_uploaded_as_the_batch_documentation_writes_it(gemini_shared: Gemini) -> None:
+    """Google's batch guide uploads its requests with `mime_type="jsonl"`, a bare token, and the batch runs."""
+    client = gemini_shared.client
+    line = json.dumps({"key": "doc", "request": {"contents": [{"parts": [{"text": "hi"}]}]}}).encode()
+    uploaded = client.files.upload(file=io.BytesIO(line + b"\n"), config={"mime_type": "jsonl"})
+    assert uploaded.mime_type == "jsonl"
+    job = client.batches.create(model=MODEL, src=uploaded.name)
+    done, _ = _until_done(client, str(job.name))
+    assert done.state == types.JobState.JOB_STATE_SUCCEEDED
