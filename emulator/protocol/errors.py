@@ -165,10 +165,12 @@ def vertex_model_not_found(project: str, location: str, model: str) -> ApiError:
 def vertex_registry_model_not_found(project: str, location: str, model: str) -> ApiError:
     """A call on `projects/P/locations/L/models/M` (the Model Registry, where google-genai in Vertex mode sends
     a `models/M` name). No capture shows production's answer; the emulator sends Vertex's JSON 404 with its
-    publisher-model wording naming the resource as addressed (docs/conformance.md), so SDKs see NOT_FOUND."""
+    publisher-model wording naming the resource as addressed (docs/conformance.md), so SDKs see NOT_FOUND. With no
+    project (express mode's `/v1beta1/models/M`) it names `models/M`."""
+    addressed = f"projects/{project}/locations/{location}/models/{model}" if project else f"models/{model}"
     return ApiError(
         404,
-        f"Publisher Model `projects/{project}/locations/{location}/models/{model}` was not found or your project "
+        f"Publisher Model `{addressed}` was not found or your project "
         "does not have access to it. Please ensure you are using a valid model version. For more information, "
         "see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions",
     )

@@ -62,6 +62,8 @@ KNOWN_METHODS = SERVED_METHODS | frozenset(
 DEVELOPER = "developer"
 VERTEX = "vertex"
 REGISTRY = "vertex-models"  # the Vertex Model Registry family: projects/{p}/locations/{l}/models/{m}
+EXPRESS_MODELS = "vertex-express-models"  # /v1beta1/models/{m}: where google-genai in express mode sends `models/m`
+REGISTRIES = (REGISTRY, EXPRESS_MODELS)  # families that hold no publisher model: every call is Vertex's JSON 404
 
 # A location the Firebase proxy routes: a multi-region word or a region ({area}-{direction}{number}), in any case
 # (only `invalid-location` is known to be refused). Vertex AI proper picks its region by host name, so a location
@@ -116,6 +118,11 @@ _POST_RULES: list[tuple[re.Pattern[str], str, str]] = [
         ),
         VERTEX,
         REGISTRY,
+    ),
+    (
+        re.compile(rf"^/(?P<version>v1beta1)/models/(?P<model>{_SEG}):(?P<method>\w+)$"),  # v1 is the Developer API's
+        VERTEX,
+        EXPRESS_MODELS,
     ),
     (
         re.compile(rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/models/(?P<model>{_SEG}):(?P<method>\w+)$"),

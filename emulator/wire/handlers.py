@@ -16,7 +16,7 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import enums, errors, framing, printers, tokens
 from gemini_emulator.protocol.headers import BASE_HEADERS, SERVICE_TIER_HEADER
-from gemini_emulator.protocol.routes import DEVELOPER, REGISTRY, SERVED_METHODS, Target
+from gemini_emulator.protocol.routes import DEVELOPER, REGISTRIES, SERVED_METHODS, Target
 from gemini_emulator.seam import (
     Chunk,
     Embedder,
@@ -127,7 +127,7 @@ class Context:
         if known is not None and known[0] is target:
             return known[1]
         model = None
-        if target.family != REGISTRY:
+        if target.family not in REGISTRIES:
             try:
                 model = _catalogue_model(self, target)
             except errors.ApiError:  # refused on every call, unless the engine serves it (`_resolve`)
@@ -431,7 +431,7 @@ def _resolve_call(
 def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest]) -> tuple[str, errors.ApiError | None]:
     """The catalogue id serving the call, and None; or, for a model the catalogue refuses but the engine
     serves (ModelServer), the model as written and the catalogue's refusal."""
-    if target.family == REGISTRY:  # the Vertex Model Registry holds no publisher model (docs/conformance.md)
+    if target.family in REGISTRIES:  # the Vertex Model Registry holds no publisher model (docs/conformance.md)
         raise errors.vertex_registry_model_not_found(target.project, target.location, target.model)
     model = ctx.plan(target).model
     if model is not None:

@@ -274,3 +274,14 @@ def test_vertex_models_name_gets_a_json_not_found(vertex: genai.Client, http: ht
     )
     assert resp.status_code == 404 and resp.headers["content-type"].startswith("application/json")
     assert set(resp.json()["error"]) == {"code", "message", "status"}
+
+
+def test_vertex_express_models_name_gets_a_json_not_found(base_url: str, http: httpx.Client) -> None:
+    """Express mode (an API key, no project) sends `models/x` to /v1beta1/models/x: Vertex's JSON 404, not HTML."""
+    express = genai.Client(vertexai=True, api_key="express-key", http_options=types.HttpOptions(base_url=base_url))
+    with pytest.raises(errors.ClientError) as caught:
+        express.models.generate_content(model="models/gemini-2.5-flash", contents="hi")
+    assert caught.value.code == 404 and caught.value.status == "NOT_FOUND"
+    resp = http.post("/v1beta1/models/gemini-2.5-flash:generateContent", params={"key": "k"}, json={"contents": [ASK]})
+    assert resp.status_code == 404 and resp.headers["content-type"].startswith("application/json")
+    assert "`models/gemini-2.5-flash`" in resp.json()["error"]["message"]
