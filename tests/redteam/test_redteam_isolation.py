@@ -3,26 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 
 import httpx
-import pytest
 from redteam import ADMIN, GENERATE, JSON_TYPE, body, server
 
 from gemini_emulator.testing.server import RunningEmulator
-
-
-@pytest.fixture(scope="module")
-def running() -> Iterator[RunningEmulator]:
-    with server() as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def http(running: RunningEmulator) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=running.url, timeout=10) as client:
-        client.post(f"{ADMIN}/reset?all=true")
-        yield client
 
 
 def test_a_cross_site_text_plain_post_plants_nothing(http: httpx.Client) -> None:

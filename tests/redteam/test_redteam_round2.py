@@ -5,39 +5,21 @@ from __future__ import annotations
 import base64
 import datetime
 import json
-import os
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from redteam import ADMIN, server
+from served import clean_env, spawn
 from websockets.sync.client import connect
 
 from gemini_emulator import tls
-from gemini_emulator.testing.server import RunningEmulator, free_port
+from gemini_emulator.testing.server import RunningEmulator
 
-COMMAND = str(Path(sys.executable).with_name("gemini-emulator"))
 LIVE = "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent"
 
 PAGE = b"<html><script>fetch('/__emulator/journal?all=true').then(r => r.text()).then(alert)</script></html>"
-
-
-@pytest.fixture(scope="module")
-def running() -> Iterator[RunningEmulator]:
-    with server() as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def http(running: RunningEmulator) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=running.url, timeout=10) as client:
-        client.post(f"{ADMIN}/reset?all=true")
-        yield client
 
 
 def _form_upload(http: httpx.Client, mime: str, payload: bytes) -> str:
@@ -85,42 +67,22 @@ def test_the_openai_surface_honours_the_namespace_header_only_with_the_admin_tok
         assert [e["entry"]["text"] for e in pending] == ["victim's answer"]
 
 
-def test_the_serve_log_never_holds_a_credential_a_handshake_carried(tmp_path: Path) -> None:
+def test_the_serve_log_never_holds_a_credential_a_handshake_carried() -> None:
     """The real command at debug level, where uvicorn logs each handshake's query and websockets every header."""
-    port = free_port("127.0.0.1")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GEMINI_")} | {"GEMINI_EMULATOR_LOG_LEVEL": "debug"}
-    log = tmp_path / "log"
-    with log.open("w") as sink:
-        served = subprocess.Popen([COMMAND, "serve", "--port", str(port)], env=env, stdout=sink, stderr=sink)
+    served = spawn(env=clean_env(GEMINI_EMULATOR_LOG_LEVEL="debug"))
     try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(600):  # a bound for a hung start, not a speed check
-            try:
-                if httpx.get(f"{url}{ADMIN}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                assert served.poll() is None, log.read_text()
-                served_wait(served)
-        ws = url.replace("http", "ws", 1) + LIVE
+        ws = served.url.replace("http", "ws", 1) + LIVE
         with connect(f"{ws}?key=query-secret-1", additional_headers={"x-goog-api-key": "header-secret-2"}) as live:
             live.send('{"setup": {"model": "models/gemini-2.5-flash-native-audio-latest"}}')
             assert "setupComplete" in str(live.recv(timeout=10))
         with connect(f"{ws}?access_token=auth_tokens/token-secret-3", additional_headers={"authorization": "Token x"}):
             pass
     finally:
-        served.send_signal(signal.SIGTERM)
-        assert served.wait(timeout=30) == 0
-    printed = log.read_text()
+        assert served.terminate() == 0
+    printed = served.output()
     assert '"WebSocket ' in printed and "[redacted]" in printed  # the lines are there, the values are not
     for secret in ("query-secret-1", "header-secret-2", "token-secret-3"):
         assert secret not in printed
-
-
-def served_wait(served: subprocess.Popen[bytes]) -> None:
-    try:
-        served.wait(timeout=0.05)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def _leaf_for(name: str, ca_cert: Any, ca_key: Any) -> Any:
