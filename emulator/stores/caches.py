@@ -20,9 +20,11 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 MAX_PER_NAMESPACE = 1000
 MAX_BYTES_PER_NAMESPACE = 64 << 20
@@ -45,14 +47,11 @@ class CachedContent:
 
     model: str  # as production names it: models/M, or projects/P/locations/L/publishers/google/models/M
     served_model: str = ""  # the catalogue id serving it (an alias resolved): what a generate call must match
-    contents: list[dict[str, Any]] = field(default_factory=list)
-    system_instruction: dict[str, Any] | None = None
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    tool_config: dict[str, Any] | None = None
+    members: bytes = b""  # contents, systemInstruction, tools and toolConfig as one JSON object (members())
     display_name: str = ""
     tokens_text: int = 0
     tokens_media: int = 0
-    size: int = 0  # bytes of the cached members as JSON (the store's budget counts these)
+    size: int = 0  # len(members): the store's budget counts exactly the bytes it keeps
     parent: str = ""  # "" (Developer) or "projects/P/locations/L/" (Vertex): the name's prefix
     name: str = ""
     created: int = 0
@@ -62,6 +61,12 @@ class CachedContent:
     @property
     def tokens(self) -> int:
         return self.tokens_text + self.tokens_media
+
+    def decoded(self) -> dict[str, Any]:
+        """The cached members as a request spells them (`contents`, `systemInstruction`, `tools`, `toolConfig`),
+        parsed afresh: the store keeps the JSON bytes, since parsed JSON holds ~20x its size in objects."""
+        members: dict[str, Any] = orjson.loads(self.members) if self.members else {}
+        return members
 
 
 def new_id(vertex: bool) -> str:

@@ -151,3 +151,33 @@ def test_live_survives_audio_that_claims_a_zero_rate(running: RunningEmulator) -
         live.send(json.dumps({"realtimeInput": {"audioStreamEnd": True}}))
         answer = str(live.recv(timeout=10))
         assert "serverContent" in answer or "inputTranscription" in answer, answer[:300]
+
+
+def _rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
+
+
+@pytest.mark.slow  # a server of its own and 24 MB of caches: left out of make test-fast
+def test_a_cached_content_keeps_the_bytes_it_counts() -> None:
+    """A 12 MB create of 1M tiny parts kept 248 MiB of parsed JSON while the cache budget counted 12 MB."""
+    parts = [{"text": "a b"}] * 200_000
+    cache = {"model": "models/gemini-2.5-flash", "contents": [{"role": "user", "parts": parts}]}
+    each = len(json.dumps(cache, separators=(",", ":")))
+    served = spawn()
+    try:
+        with httpx.Client(base_url=served.url, timeout=60) as http:
+            first = http.post("/v1beta/cachedContents?key=hoard", json=cache)  # the parse's own arenas, once
+            assert first.status_code == 200, first.text
+            before = _rss_kib(served.proc.pid)
+            for _ in range(8):
+                assert http.post("/v1beta/cachedContents?key=hoard", json=cache).status_code == 200
+            grown = (_rss_kib(served.proc.pid) - before) * 1024
+            assert grown < 4 * 8 * each, (grown, 8 * each)  # the bytes, the journal's cut copies, arenas: not ~20x
+            prompt = {"contents": [{"parts": [{"text": "and?"}]}], "cachedContent": first.json()["name"]}
+            used = http.post("/v1beta/models/gemini-2.5-flash:generateContent?key=hoard", json=prompt)
+            assert used.status_code == 200, used.text
+            cached = used.json()["usageMetadata"]["cachedContentTokenCount"]
+            assert cached == first.json()["usageMetadata"]["totalTokenCount"]
+    finally:
+        served.terminate()

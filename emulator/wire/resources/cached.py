@@ -23,25 +23,24 @@ _VERTEX_NAME = re.compile(r"^projects/[^/]+/locations/[^/]+/cachedContents/[^/]+
 
 @dataclass
 class CacheUse:
-    """The cache a request names, as the engine and the usage count see it."""
+    """The cache a request names, as the engine and the usage count see it: its members parsed for this call."""
 
     entry: CachedContent
+    contents: list[dict[str, Any]]
+    system_instruction: dict[str, Any] | None
+    tools: list[dict[str, Any]]
+    tool_config: dict[str, Any] | None
 
-    @property
-    def contents(self) -> list[dict[str, Any]]:
-        return self.entry.contents
-
-    @property
-    def system_instruction(self) -> dict[str, Any] | None:
-        return self.entry.system_instruction
-
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        return self.entry.tools
-
-    @property
-    def tool_config(self) -> dict[str, Any] | None:
-        return self.entry.tool_config
+    @classmethod
+    def of(cls, entry: CachedContent) -> CacheUse:
+        members = entry.decoded()
+        return cls(
+            entry=entry,
+            contents=members.get("contents") or [],
+            system_instruction=members.get("systemInstruction"),
+            tools=members.get("tools") or [],
+            tool_config=members.get("toolConfig"),
+        )
 
 
 def full_name(target: Target, name: str) -> str:
@@ -77,4 +76,4 @@ def resolve(store: CacheStore, target: Target, model: str, body: dict[str, Any],
         raise errors.cache_not_found(target.backend, stored)
     if (entry.served_model or model_id(entry.model)) != model:
         raise errors.cache_model_mismatch()
-    return CacheUse(entry)
+    return CacheUse.of(entry)

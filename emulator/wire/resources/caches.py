@@ -123,18 +123,17 @@ def _create(
         raise errors.cache_too_small(text + media, minimum)
     now = ctx.caches.now()
     expires = _expiry(body, now, "cached_content.")
-    members = {"contents": contents, "systemInstruction": system, "tools": tools, "toolConfig": tool_config}
+    members = orjson.dumps(
+        {"contents": contents, "systemInstruction": system, "tools": tools, "toolConfig": tool_config}
+    )
     entry = CachedContent(
         model=model_name,
         served_model=served,
-        contents=contents,
-        system_instruction=system,
-        tools=tools,
-        tool_config=tool_config,
+        members=members,
         display_name=str(body.get("displayName") or ""),
         tokens_text=text,
         tokens_media=media,
-        size=len(orjson.dumps(members)),
+        size=len(members),
         parent="" if target.backend == DEVELOPER else f"projects/{target.project}/locations/{target.location}/",
     )
     try:
