@@ -209,4 +209,5 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.journal = journal
     app.state.context = ctx  # the handlers' state: its stores, for in-process tests (testing.server)
     app.state.live = sessions
+    app.state.interactions = interaction_store
     return app

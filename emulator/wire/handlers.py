@@ -170,6 +170,11 @@ def json_response(body: Any, status: int = 200, extra: dict[str, str] | None = N
     return Body(printers.pretty(body), status, headers)
 
 
+def printed_response(printed: bytes, status: int = 200) -> Response:
+    """A unary body printed already (`printers.pretty`): what a store keeps as bytes."""
+    return Body(printed, status, _PLAIN_UNARY_HEADERS)
+
+
 def error_response(error: errors.ApiError, stream_mode: str = "") -> Response:
     """An error before any answer bytes: pretty envelope, array-wrapped for JSON-array streams."""
     headers = BASE_HEADERS | error.headers

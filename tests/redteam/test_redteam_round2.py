@@ -181,3 +181,31 @@ def test_a_cached_content_keeps_the_bytes_it_counts() -> None:
             assert cached == first.json()["usageMetadata"]["totalTokenCount"]
     finally:
         served.terminate()
+
+
+def _interaction(http: httpx.Client, key: str, **fields: Any) -> httpx.Response:
+    body = {"model": "gemini-2.5-flash", "input": "hi", **fields}
+    return http.post("/v1beta/interactions", params={"key": key}, json=body)
+
+
+def test_an_interactions_echoed_fields_count_and_every_namespace_shares_one_bound(
+    http: httpx.Client, running: RunningEmulator
+) -> None:
+    """system_instruction, tools, generation_config and response_format were kept uncounted (10 x 15 MB: +219 MiB),
+    and no bound held across namespaces."""
+    store = running._server.config.app.state.interactions
+    store.max_bytes = 8 << 20
+    try:
+        big = "x" * (3 << 20)
+        first = _interaction(http, "a", system_instruction=big, generation_config={"temperature": 0.5})
+        assert first.status_code == 200, first.text
+        kept = http.get(f"{ADMIN}/resources", params={"kind": "interactions", "key": "a"}).json()
+        assert kept["resources"]["interactions"][0]["sizeBytes"] > 3 << 20  # the echoed field is counted
+        again = http.get(f"/v1beta/interactions/{first.json()['id']}", params={"key": "a"})
+        assert again.content == first.content  # the printed view, byte for byte
+        assert _interaction(http, "b", system_instruction=big).status_code == 200
+        refused = _interaction(http, "c", tools=[{"type": "function", "name": "f", "description": big}])
+        assert refused.status_code == 429 and "interactions" in refused.json()["error"]["message"]
+        assert http.get(f"/v1beta/interactions/{first.json()['id']}", params={"key": "a"}).status_code == 200
+    finally:
+        store.max_bytes = 512 << 20

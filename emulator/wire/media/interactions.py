@@ -32,7 +32,7 @@ from gemini_emulator.protocol import errors, framing
 from gemini_emulator.protocol.headers import BASE_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.seam import Chunk
-from gemini_emulator.stores.interactions import InteractionStore, Stored, new_id
+from gemini_emulator.stores.interactions import InteractionStore, Stored, StoreFull, new_id
 from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.sending import Stream
@@ -80,7 +80,7 @@ async def serve(
             raise errors.ApiError(404, f"Interaction {target.resource} not found.")
         record.model = str(stored.view.get("model", ""))
         if target.method == "get":
-            return handlers.json_response(stored.view)
+            return handlers.printed_response(stored.body())
         if target.method == "delete":
             store.delete(namespace, target.resource)
             if stored.task is not None:
@@ -91,7 +91,9 @@ async def serve(
             stored.task.cancel()
             stored.view["status"] = "cancelled"
             stored.view["updated"] = _now()
-        return handlers.json_response(stored.view)
+        return handlers.printed_response(stored.body())
+    except StoreFull as full:
+        return handlers.error_response(errors.ApiError(429, f"gemini-emulator: {full}."))
     except errors.ApiError as error:
         return handlers.error_response(error)
 
@@ -113,7 +115,7 @@ async def _create(
         earlier = store.get(namespace, previous)
         if earlier is None:
             raise errors.ApiError(404, f"Interaction {previous} not found.")
-        history = list(earlier.history)
+        history = earlier.history()
     turns = _input_turns(body["input"], history)
     generate = _generate_body(body, history + turns)
     call = dataclasses.replace(target, action="call", model=body["model"], method="generateContent")
@@ -123,18 +125,20 @@ async def _create(
     gen_target = dataclasses.replace(call, method="streamGenerateContent") if stream else call
     gen, builder, _, answer = handlers.start_generation(ctx, gen_target, model, generate, namespace, stream, body)
     view = _view(body, model, "in_progress")
-    stored = Stored(view=view, history=history + turns)
+    stored = Stored.of(view, history + turns)
     keep = body.get("store", True) is not False
     if body.get("background") is True and not stream:
         if store.running(namespace) >= MAX_BACKGROUND:
             raise errors.ApiError(429, f"gemini-emulator: at most {MAX_BACKGROUND} background interactions at once.")
-        stored.task = asyncio.create_task(_finish_later(stored, answer, builder, record, gen))
         store.put(namespace, stored)
+        stored.task = asyncio.create_task(
+            _finish_later(stored, answer, builder, record, gen, _Keeper(store, namespace))
+        )
         return handlers.json_response(view)
     if stream:
         if keep:
             store.put(namespace, stored)
-        events = _events(stored, answer, builder, gen, record)
+        events = _events(stored, answer, builder, gen, record, _Keeper(store, namespace))
         headers = BASE_HEADERS | framing.SSE_HEADERS | {"content-type": framing.SSE_TYPE}
         return Stream(_framed(events), headers)
     try:
@@ -142,9 +146,10 @@ async def _create(
     finally:
         record.entry = gen.notes.get("entry")
     _complete(stored, chunks, builder)
+    stored.finish()
     if keep:
         store.put(namespace, stored)
-    return handlers.json_response(stored.view)
+    return handlers.printed_response(stored.body())
 
 
 def _check_fields(body: dict[str, Any]) -> None:
@@ -160,7 +165,21 @@ def _check_fields(body: dict[str, Any]) -> None:
         raise errors.payload_violations(violations)
 
 
-async def _finish_later(stored: Stored, answer: AsyncIterator[Chunk], builder: Any, record: Record, gen: Any) -> None:
+@dataclasses.dataclass
+class _Keeper:
+    """Where a running interaction is kept: once it finishes its view is printed and its bytes counted again."""
+
+    store: InteractionStore
+    namespace: str
+
+    def finished(self, stored: Stored) -> None:
+        stored.finish()
+        self.store.settle(self.namespace, stored)
+
+
+async def _finish_later(
+    stored: Stored, answer: AsyncIterator[Chunk], builder: Any, record: Record, gen: Any, keeper: _Keeper
+) -> None:
     try:
         chunks = await handlers.collect(answer)
         _complete(stored, chunks, builder)
@@ -171,6 +190,7 @@ async def _finish_later(stored: Stored, answer: AsyncIterator[Chunk], builder: A
         raise
     finally:
         stored.task = None
+        keeper.finished(stored)
 
 
 def _complete(stored: Stored, chunks: list[Chunk], builder: Any) -> None:
@@ -182,11 +202,11 @@ def _complete(stored: Stored, chunks: list[Chunk], builder: Any) -> None:
     user = stored.view.pop("_user_steps", [])
     status = "requires_action" if any(s["type"] == "function_call" for s in steps) else "completed"
     stored.view.update(status=status, updated=_now(), steps=user + steps, usage=_usage(body.get("usageMetadata") or {}))
-    stored.history.append({"role": "model", "parts": parts})
+    stored.add_turn({"role": "model", "parts": parts})
 
 
 async def _events(
-    stored: Stored, answer: AsyncIterator[Chunk], builder: Any, gen: Any, record: Record
+    stored: Stored, answer: AsyncIterator[Chunk], builder: Any, gen: Any, record: Record, keeper: _Keeper
 ) -> AsyncIterator[tuple[str, dict[str, Any]]]:
     """The SSE events of a streamed interaction."""
     view = stored.view
@@ -220,6 +240,7 @@ async def _events(
                     index += 1
     except errors.ApiError as error:
         view.update(status="failed", updated=_now(), errors=[error.envelope()["error"]])
+        keeper.finished(stored)
         yield "error", {"error": error.envelope()["error"], "event_type": "error"}
         return
     if open_text:
@@ -227,6 +248,7 @@ async def _events(
     final = dataclasses.replace(last, parts=merged) if last is not None else Chunk(finish_reason="STOP")
     _complete(stored, [final], builder)
     done = {k: view[k] for k in ("id", "status", "created", "updated", "model", "object", "usage") if k in view}
+    keeper.finished(stored)
     yield "interaction.completed", {"interaction": done, "event_type": "interaction.completed"}
 
 
