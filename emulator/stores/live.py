@@ -3,9 +3,12 @@
 A resumption handle names a saved conversation (the setup and the turns so far) that a new session presenting it
 continues; handles are bounded per namespace (the oldest forgotten first) and expire after RESUMPTION_TTL_S, as
 production keeps them for two hours. Ephemeral tokens (`POST /v1alpha/auth_tokens`) carry their uses left, expiry,
-new-session expiry and the setup they lock; a token is its own namespace's credential, so state it opens lands in
-the namespace of the key that minted it. Everything here is plain data, guarded by one lock (the in-process test
-server and the serving thread may both touch it).
+new-session expiry and the setup they lock (kept as the JSON bytes counted); a token is its own namespace's
+credential, so state it opens lands in the namespace of the key that minted it. Tokens are bounded per namespace
+(MAX_TOKENS, MAX_TOKEN_BYTES_PER_NAMESPACE: the namespace's oldest go) and over every namespace (MAX_TOKEN_BYTES:
+past it a mint is refused, TokensFull); a token past its expireTime can start or carry nothing and is dropped
+whenever its namespace mints (and everywhere before a mint is refused). Everything here is plain data, guarded
+by one lock (the in-process test server and the serving thread may both touch it).
 """
 
 from __future__ import annotations
@@ -17,9 +20,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 RESUMPTION_TTL_S = 2 * 60 * 60  # production: handles stay valid for 2 hours after the session ends (docs)
 MAX_HANDLES = 256  # per namespace
 MAX_TOKENS = 1024  # per namespace
+MAX_TOKEN_BYTES_PER_NAMESPACE = 16 << 20  # the locked setups' JSON, per namespace
+MAX_TOKEN_BYTES = 256 << 20  # ... over every namespace
+TOKEN_OVERHEAD = 256  # what a token costs beside its setup, as the byte bounds count it
 DEFAULT_SESSIONS_PER_NAMESPACE = 64
 DEFAULT_SESSIONS_TOTAL = 1024
 
@@ -42,8 +50,22 @@ class Token:
     uses: int  # sessions it may still start (0: used up)
     expire_time: float  # wall clock: no message after this
     new_session_expire_time: float  # wall clock: no new session after this
-    constraints: dict[str, Any] | None  # bidiGenerateContentSetup fields locked into every session
+    locked_setup: bytes  # the bidiGenerateContentSetup locked into every session, as JSON (b"": none)
     field_mask: str = ""
+
+    @property
+    def constraints(self) -> dict[str, Any] | None:
+        """The locked setup, parsed afresh (a session starting with this token applies it)."""
+        parsed: dict[str, Any] | None = orjson.loads(self.locked_setup) if self.locked_setup else None
+        return parsed
+
+    @property
+    def size(self) -> int:
+        return len(self.locked_setup) + TOKEN_OVERHEAD
+
+
+class TokensFull(Exception):
+    """A mint past the bound over every namespace (or a setup past a namespace's whole budget)."""
 
 
 class LiveStore:
@@ -56,7 +78,10 @@ class LiveStore:
         self.total = total
         self._open: dict[str, int] = {}
         self._handles: dict[str, OrderedDict[str, Saved]] = {}
-        self._tokens: dict[str, Token] = {}
+        self._tokens: dict[str, Token] = {}  # by name
+        self._minted: dict[str, OrderedDict[str, Token]] = {}  # per namespace, oldest first
+        self._token_bytes: dict[str, int] = {}
+        self._token_total = 0
         self._sessions: dict[str, dict[str, Any]] = {}
         self._serial = 0
         self._lock = threading.Lock()
@@ -123,7 +148,7 @@ class LiveStore:
                 return True
             token = self._tokens.get(name)
             if token is not None and token.namespace == namespace:
-                del self._tokens[name]
+                self._drop_token(token)
                 return True
             return False
 
@@ -162,21 +187,55 @@ class LiveStore:
         constraints: dict[str, Any] | None,
         field_mask: str = "",
     ) -> Token:
+        """A new token; TokensFull when it would pass the bound over every namespace."""
         token = Token(
-            "auth_tokens/" + secrets.token_hex(24),
-            namespace,
-            uses,
-            expire_time,
-            new_session_expire_time,
-            constraints,
-            field_mask,
+            name="auth_tokens/" + secrets.token_hex(24),
+            namespace=namespace,
+            uses=uses,
+            expire_time=expire_time,
+            new_session_expire_time=new_session_expire_time,
+            locked_setup=orjson.dumps(constraints) if constraints is not None else b"",
+            field_mask=field_mask,
         )
+        if token.size > MAX_TOKEN_BYTES_PER_NAMESPACE:
+            raise TokensFull(
+                f"a token's setup may take at most {MAX_TOKEN_BYTES_PER_NAMESPACE - TOKEN_OVERHEAD} bytes of JSON"
+            )
+        now = time.time()
         with self._lock:
-            mine = [t for t in self._tokens.values() if t.namespace == namespace]
-            if len(mine) >= MAX_TOKENS:  # the oldest of this namespace goes
-                self._tokens.pop(mine[0].name, None)
+            self._drop_expired(namespace, now)
+            mine = self._minted.setdefault(namespace, OrderedDict())
+            while mine and (
+                len(mine) >= MAX_TOKENS
+                or self._token_bytes.get(namespace, 0) + token.size > MAX_TOKEN_BYTES_PER_NAMESPACE
+            ):
+                self._drop_token(next(iter(mine.values())))  # the oldest of this namespace goes
+            if self._token_total + token.size > MAX_TOKEN_BYTES:
+                for other in list(self._minted):
+                    self._drop_expired(other, now)
+                if self._token_total + token.size > MAX_TOKEN_BYTES:
+                    raise TokensFull(f"the emulator's ephemeral tokens would take more than {MAX_TOKEN_BYTES} bytes")
+            self._minted.setdefault(namespace, mine)[token.name] = token
             self._tokens[token.name] = token
+            self._token_bytes[namespace] = self._token_bytes.get(namespace, 0) + token.size
+            self._token_total += token.size
         return token
+
+    def _drop_expired(self, namespace: str, now: float) -> None:
+        """Forget the namespace's tokens past their expireTime (the lock is held)."""
+        for token in [t for t in self._minted.get(namespace, {}).values() if now > t.expire_time]:
+            self._drop_token(token)
+
+    def _drop_token(self, token: Token) -> None:
+        """The lock is held."""
+        self._tokens.pop(token.name, None)
+        mine = self._minted.get(token.namespace)
+        if mine is None or mine.pop(token.name, None) is None:
+            return
+        self._token_bytes[token.namespace] -= token.size
+        self._token_total -= token.size
+        if not mine:
+            del self._minted[token.namespace], self._token_bytes[token.namespace]
 
     def token(self, name: str) -> Token | None:
         with self._lock:
@@ -227,7 +286,10 @@ class LiveStore:
             if namespace is None:
                 self._handles.clear()
                 self._tokens.clear()
+                self._minted.clear()
+                self._token_bytes.clear()
+                self._token_total = 0
                 return
             self._handles.pop(namespace, None)
-            for name in [n for n, t in self._tokens.items() if t.namespace == namespace]:
-                del self._tokens[name]
+            for token in list(self._minted.get(namespace, {}).values()):
+                self._drop_token(token)

@@ -209,3 +209,41 @@ def test_an_interactions_echoed_fields_count_and_every_namespace_shares_one_boun
         assert http.get(f"/v1beta/interactions/{first.json()['id']}", params={"key": "a"}).status_code == 200
     finally:
         store.max_bytes = 512 << 20
+
+
+def _mint(http: httpx.Client, key: str, expire: datetime.datetime | None = None, setup_text: str = "") -> int:
+    body: dict[str, Any] = {"uses": 1}
+    if expire is not None:
+        body["expireTime"] = expire.isoformat().replace("+00:00", "Z")
+    if setup_text:
+        body["bidiGenerateContentSetup"] = {"systemInstruction": {"parts": [{"text": setup_text}]}}
+    return http.post("/v1alpha/auth_tokens", params={"key": key}, json=body).status_code
+
+
+def _tokens(http: httpx.Client, key: str) -> int:
+    listed = http.get(f"{ADMIN}/resources", params={"kind": "liveSessions", "key": key}).json()
+    return sum(1 for r in listed["resources"]["liveSessions"] if r["kind"] == "ephemeralToken")
+
+
+def test_ephemeral_tokens_are_bounded_in_bytes_and_the_expired_are_pruned(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token's setup was kept unbounded (10 x 15 MB: +195 MiB) and an expired token was never forgotten."""
+    from gemini_emulator.stores import live
+
+    past = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
+    assert all(_mint(http, "old", expire=past) == 200 for _ in range(5))
+    assert _tokens(http, "old") == 1  # each mint dropped the namespace's expired ones...
+    assert _mint(http, "old") == 200 and _tokens(http, "old") == 1  # ...and this one the last
+    big = "x" * (3 << 20)
+    assert all(_mint(http, "big", setup_text=big) == 200 for _ in range(6))
+    assert _tokens(http, "big") == 5  # 16 MiB a namespace: the oldest went
+    monkeypatch.setattr(live, "MAX_TOKEN_BYTES", 20 << 20)
+    assert _mint(http, "other", setup_text=big) == 200
+    refused = http.post(
+        "/v1alpha/auth_tokens",
+        params={"key": "third"},
+        json={"bidiGenerateContentSetup": {"systemInstruction": {"parts": [{"text": big}]}}},
+    )
+    assert refused.status_code == 429 and "ephemeral tokens" in refused.json()["error"]["message"]
+    assert _tokens(http, "big") == 5 and _tokens(http, "other") == 1  # nobody else's token went

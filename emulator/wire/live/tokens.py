@@ -21,7 +21,7 @@ from starlette.responses import Response
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import Target
-from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.live import LiveStore, TokensFull
 from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 
@@ -64,6 +64,8 @@ async def create(
             raise errors.payload_violations([errors.invalid_value("field_mask", "TYPE_STRING", repr(mask))])
         token = store.mint(namespace, uses or 1_000_000_000, expire, new_session, setup, mask)
         return handlers.json_response({"name": token.name})
+    except TokensFull as full:
+        return handlers.error_response(errors.ApiError(429, f"gemini-emulator: {full}."))
     except errors.ApiError as error:
         return handlers.error_response(error)
 
