@@ -6,6 +6,7 @@ types, model, then the request's own rules.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, NamedTuple
@@ -217,7 +218,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             model, refused = _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
         if not plan.generates:
-            return _other_method(ctx, target, model, refused, body, sent, record, int_enums)
+            return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
         gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent)
         if not mode:
             try:
@@ -264,7 +265,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
     return Stream(faults.streamed(frame, first, chunks), headers)
 
 
-def _other_method(
+async def _other_method(
     ctx: Context,
     target: Target,
     model: str,
@@ -283,7 +284,9 @@ def _other_method(
         raise refused
     if target.method == "computeTokens":  # Vertex only: the Developer API's catalogue refused it above
         contents = validate.check_contents(body.get("contents"), "ComputeTokensRequest")
-        return json_response(compute_tokens.answer(contents))
+        limit = ctx.catalogue.models.get(model, {}).get("inputTokenLimit") or compute_tokens.DEFAULT_LIMIT
+        compute_tokens.check_size(contents, limit)
+        return printed_response(await asyncio.to_thread(compute_tokens.printed, contents))
     if target.method == "countTokens":
         return _count_tokens(ctx, target, model, body, record.namespace, int_enums)
     if not isinstance(ctx.engine, Embedder):  # an embedding call: embedContent, batchEmbedContents, predict

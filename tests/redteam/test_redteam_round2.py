@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from redteam import ADMIN, server
+from redteam import ADMIN, server, timed
 from served import clean_env, spawn
 from websockets.sync.client import connect
 
@@ -247,3 +247,40 @@ def test_ephemeral_tokens_are_bounded_in_bytes_and_the_expired_are_pruned(
     )
     assert refused.status_code == 429 and "ephemeral tokens" in refused.json()["error"]["message"]
     assert _tokens(http, "big") == 5 and _tokens(http, "other") == 1  # nobody else's token went
+
+
+COMPUTE = "/v1beta1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:computeTokens"
+BEARER = {"authorization": "Bearer t"}
+
+
+def test_compute_tokens_past_the_models_input_limit_is_refused(http: httpx.Client) -> None:
+    """8 MB of text answered 126 MiB (7.4 s, 1.3 GiB RSS); production reads at most the model's inputTokenLimit."""
+    sent = {"contents": [{"role": "user", "parts": [{"text": "a " * (4 << 20)}]}]}
+    refused = http.post(COMPUTE, headers=BEARER, json=sent, timeout=30)
+    assert refused.status_code == 400, refused.text[:200]
+    assert refused.json()["error"]["message"] == (
+        "The input token count (4194304) exceeds the maximum number of tokens allowed (1048576)."
+    )
+
+
+@pytest.mark.slow  # a million tokens listed: seconds of work, left out of make test-fast
+def test_a_long_compute_tokens_leaves_the_loop_free(running: RunningEmulator) -> None:
+    """A 2 MB body (a million tokens, a 31.5 MiB answer) held every other caller for 2.3 s."""
+    import threading
+
+    sent = {"contents": [{"role": "user", "parts": [{"text": "a " * 1_000_000}]}]}
+    answered: list[httpx.Response] = []
+    worker = threading.Thread(
+        target=lambda: answered.append(httpx.post(running.url + COMPUTE, headers=BEARER, json=sent, timeout=60))
+    )
+    slowest = 0.0
+    with httpx.Client(base_url=running.url, timeout=10) as pinger:
+        pinger.get(f"{ADMIN}/health")
+        worker.start()
+        while worker.is_alive():
+            _, seconds = timed(lambda: pinger.get(f"{ADMIN}/health"))
+            slowest = max(slowest, seconds)
+        worker.join()
+    assert answered[0].status_code == 200
+    assert len(answered[0].json()["tokensInfo"][0]["tokens"]) == 1_000_000
+    assert slowest < 0.5, slowest  # served between the listing's pieces, not after it
