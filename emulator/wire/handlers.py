@@ -152,13 +152,13 @@ def _response(content: bytes, status: int, content_type: str, headers: dict[str,
 async def read_body(ctx: Context, request: Incoming, record: Record) -> Any:
     """The request's JSON body, within the size and time limits, journaled as sent (its text when it is not
     JSON, before the 400 for it is raised)."""
-    return _journaled_body(await ctx.bodies.read(request.receive, request.headers), record)
+    return await _journaled_body(await ctx.bodies.read(request.receive, request.headers), record)
 
 
-def _journaled_body(raw: bytes, record: Record) -> Any:
+async def _journaled_body(raw: bytes, record: Record) -> Any:
     """`read_body` once the bytes are in: the body parsed and journaled."""
     try:
-        body = validate.parse_body(raw)
+        body = await validate.parsed_body(raw)
     except errors.ApiError:
         record.body = raw.decode("utf-8", "replace")
         raise
@@ -205,13 +205,19 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         credential = auth.authenticate(target, headers, query, settings.api_key)
         record.namespace = namespace = auth.namespace_of(headers, credential, settings.admin_token)
         # read_body, with one coroutine less; the normalised body below is a copy where respelled
-        sent = _journaled_body(await ctx.bodies.read(request.receive, headers), record)
+        raw = await ctx.bodies.read(request.receive, headers)
+        sent = await _journaled_body(raw, record)
         if not plan.served:  # only an engine that holds the answer serves these: it sees the body as sent
             answered = _engine_answer(ctx, _probe(target, sent, sent, namespace, bool(mode)), record)
             if answered is None:
                 raise errors.not_implemented(f"the {target.method} method")
             return json_response(answered)
-        body = validate.check_fields(sent, plan.message, target.backend, target.version)  # lowerCamelCase from here
+        # lowerCamelCase from here; a big body's walk off the loop, as its parse was (validate.parsed_body)
+        check = (target.backend, target.version)
+        if len(raw) <= validate.OFF_LOOP_BYTES:
+            body = validate.check_fields(sent, plan.message, *check)
+        else:
+            body = await asyncio.to_thread(validate.check_fields, sent, plan.message, *check)
         if plan.model is not None:
             model, refused = plan.model, None
         else:

@@ -18,6 +18,7 @@ tests/wire/test_quick_checks.py pins the two together.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from dataclasses import dataclass, field
@@ -35,6 +36,13 @@ MAX_DEPTH = 64
 # Arrays and objects nested deeper than this anywhere (Struct values, function args included) are refused: the
 # printers (orjson) stop at 255 levels, and protobuf's parsers at 100.
 MAX_JSON_DEPTH = 100
+OFF_LOOP_BYTES = 1 << 20  # a request body past this is parsed off the event loop (parsed_body)
+# Parts over all of a request's contents: each costs the loop ~1 us to check, count and match, so 100,000 stay
+# under a tenth of a second. A deliberate bound of the emulator's (production's, if any, is not captured).
+MAX_PARTS = 100_000
+# Objects and arrays in one request body, counted before it is parsed: orjson holds the interpreter for the whole
+# parse (~0.3 us an object, in a worker thread too), so a 20 MB body of tiny objects held the loop for seconds.
+MAX_CONTAINERS = 250_000
 ROLES = frozenset({"user", "model", "function", ""})
 
 _SCALARS = {
@@ -265,8 +273,18 @@ def _clean_tables(messages: dict[str, dict[str, FieldSpec]], enums: dict[str, fr
     return tables
 
 
+async def parsed_body(raw: bytes) -> dict[str, Any]:
+    """`parse_body`, in a worker thread for a body over OFF_LOOP_BYTES: a MiB of tiny objects costs ~0.1 s to
+    parse and walk for nesting, which would hold every other caller on the event loop."""
+    if len(raw) <= OFF_LOOP_BYTES:
+        return parse_body(raw)
+    return await asyncio.to_thread(parse_body, raw)
+
+
 def parse_body(raw: bytes) -> dict[str, Any]:
-    """The JSON object in a request body ({} when empty), or production's parse error."""
+    """The JSON object in a request body ({} when empty), or production's parse error; a body of more than
+    MAX_CONTAINERS objects and arrays is refused before it is parsed."""
+    check_containers(raw)
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -284,6 +302,20 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_JSON_DEPTH and raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH and nested_too_deeply(body):
         raise errors.too_deep()
     return body
+
+
+def check_containers(raw: bytes | str) -> None:
+    """The 400 for a JSON text of more than MAX_CONTAINERS objects and arrays, counted by its brackets (C-fast,
+    before any parse), strings' brackets included."""
+    if len(raw) <= MAX_CONTAINERS:
+        return
+    held = raw.count(b"{") + raw.count(b"[") if isinstance(raw, bytes) else raw.count("{") + raw.count("[")
+    if held > MAX_CONTAINERS:
+        raise errors.invalid_argument(
+            f"gemini-emulator: a request body may hold at most {MAX_CONTAINERS} JSON objects and arrays (counted as "
+            f"its '{{' and '[' bytes, inside strings too); this one holds {held}. Send fewer, larger parts, or long "
+            "text as a file (files.upload)."
+        )
 
 
 def nested_too_deeply(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
@@ -605,6 +637,12 @@ def contents_checked(contents: Any, message: str = "GenerateContentRequest") -> 
     function responses, thought signatures and file uris have nothing to look at."""
     if not contents:
         raise errors.contents_not_specified(message)
+    if isinstance(contents, list):
+        held = sum(len(c["parts"]) for c in contents if type(c) is dict and type(c.get("parts")) is list)
+        if held > MAX_PARTS:
+            raise errors.invalid_argument(
+                f"gemini-emulator: a request may hold at most {MAX_PARTS} parts in its contents; this one holds {held}."
+            )
     text_only = True
     for i, content in enumerate(contents):
         if not isinstance(content, dict):

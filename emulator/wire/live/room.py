@@ -167,6 +167,11 @@ class Session(Turns):
 
     def _parse(self, raw: str) -> tuple[str, dict[str, Any]]:
         try:
+            validate.check_containers(raw)
+        except errors.ApiError as refused:
+            self._log_in(raw[:1000])
+            raise closing.invalid(refused.message) from None
+        try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
             self._log_in(raw[:1000])

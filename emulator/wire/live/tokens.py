@@ -42,7 +42,7 @@ async def create(
         credential = auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
         record.namespace = namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         raw = await ctx.bodies.read(request.receive, request.headers)
-        body = validate.parse_body(raw)
+        body = await validate.parsed_body(raw)
         record.body = body
         body = {_SNAKE.get(k, k): v for k, v in body.items()}
         unknown = sorted(set(body) - _FIELDS)

@@ -50,7 +50,7 @@ async def serve(ctx: handlers.Context, request: Incoming, target: Target, record
         record.namespace = namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         raw = await ctx.bodies.read(request.receive, request.headers)
         try:
-            body = validate.parse_body(raw)
+            body = await validate.parsed_body(raw)
         except errors.ApiError:
             record.body = raw.decode("utf-8", "replace")
             raise

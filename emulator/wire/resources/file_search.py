@@ -101,7 +101,7 @@ async def _json(ctx: Context, request: Incoming, record: Record) -> dict[str, An
     if not raw.strip():
         return {}
     try:
-        body = validate.parse_body(raw)
+        body = await validate.parsed_body(raw)
     except errors.ApiError:
         record.body = raw.decode("utf-8", "replace")
         raise

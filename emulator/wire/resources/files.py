@@ -209,7 +209,7 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
                 "A resumable upload begins with X-Goog-Upload-Command: start (its URL carries no upload_id)."
             )
         raw = await ctx.bodies.read(request.receive, request.headers)
-        body = validate.parse_body(raw) if raw.strip() else {}
+        body = await validate.parsed_body(raw) if raw.strip() else {}
         record.body = body
         file = _metadata(body)
         declared_text = request.headers.get("x-goog-upload-header-content-length", "")
@@ -262,7 +262,7 @@ async def _create(ctx: Context, request: Incoming, record: Record, namespace: st
     """`POST /{v}/files`, the media.upload method's metadata URI: a File record without bytes (best-known; see
     docs/conformance.md), answered `{"file": File}` as an upload is."""
     raw = await ctx.bodies.read(request.receive, request.headers)
-    body = validate.parse_body(raw) if raw.strip() else {}
+    body = await validate.parsed_body(raw) if raw.strip() else {}
     record.body = body
     mime, display, name = _checked(ctx, namespace, _metadata(body), "")
     stored = ctx.files.record(namespace, mime, display, name)
