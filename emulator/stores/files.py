@@ -55,6 +55,10 @@ class FileTooLarge(Exception):
     """A file past MAX_FILE_BYTES (or the upload's declared size)."""
 
 
+class SpoolClosed(Exception):
+    """Bytes for an upload that has ended (cancelled, evicted or made a file) while they were arriving."""
+
+
 def stamp(ns: int, digits: int = 6) -> str:
     """An RFC 3339 UTC time with `digits` fractional digits, as production prints File times."""
     seconds, rest = divmod(ns, 10**9)
@@ -77,8 +81,12 @@ class Spool:
         self.closed = False
 
     def write(self, data: bytes) -> None:
+        """Count and keep `data`; SpoolClosed once the spool was finished or discarded (its bytes already given
+        back: what arrives after must not be spent from the budget again)."""
         if not data:
             return
+        if self.closed:
+            raise SpoolClosed()
         if self.size + len(data) > self.limit:
             raise FileTooLarge(self.limit)
         in_memory = self.store._reserve(len(data), self._memory is not None)
@@ -101,6 +109,10 @@ class Spool:
         self._memory = None
 
     def finish(self) -> Blob:
+        """The bytes as a Blob, once: SpoolClosed for a spool already finished or discarded (a blob released
+        twice would give its size back twice)."""
+        if self.closed:
+            raise SpoolClosed()
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -187,6 +199,7 @@ class StoredFile:
 
 
 MAX_SESSIONS = 256  # resumable uploads open at once, all namespaces together
+MAX_SESSIONS_PER_NAMESPACE = 32  # one key's share: past it that key's own oldest session gives way
 SESSION_TTL_S = 3600.0  # an upload not finished within the hour is dropped
 
 
@@ -203,6 +216,7 @@ class UploadSession:
     spool: Spool
     started: float
     kind: str = "file"  # what the finished bytes become: "file", or "document" (a file search store's upload)
+    receiving: bool = False  # a request is streaming bytes into the spool now
     extra: dict[str, Any] = field(default_factory=dict)  # the starter's own notes (a document's store, metadata)
 
 
@@ -324,7 +338,9 @@ class FileStore:
         extra: dict[str, Any] | None = None,
     ) -> UploadSession:
         """A new upload session, its id unguessable (it is the only credential the follow-up requests carry).
-        The oldest sessions give way past MAX_SESSIONS; sessions past SESSION_TTL_S are dropped."""
+        Past MAX_SESSIONS_PER_NAMESPACE the namespace's own oldest session gives way; past MAX_SESSIONS the oldest
+        of the namespace holding the most (so one key cannot evict another's upload in progress); sessions past
+        SESSION_TTL_S are dropped."""
         limit = declared_size if declared_size is not None else self.max_file_bytes
         session = UploadSession(
             id=base64.urlsafe_b64encode(os.urandom(48)).decode().rstrip("="),
@@ -340,8 +356,16 @@ class FileStore:
         )
         with self._lock:
             self._prune_sessions()
+            mine = [k for k, v in self._sessions.items() if v.namespace == namespace]
+            while len(mine) >= MAX_SESSIONS_PER_NAMESPACE:
+                self._sessions.pop(mine.pop(0)).spool.discard()
             while len(self._sessions) >= MAX_SESSIONS:
-                self._sessions.popitem(last=False)[1].spool.discard()
+                held: dict[str, int] = {}
+                for other in self._sessions.values():
+                    held[other.namespace] = held.get(other.namespace, 0) + 1
+                hog = max(held, key=lambda ns: held[ns])
+                oldest = next(k for k, v in self._sessions.items() if v.namespace == hog)
+                self._sessions.pop(oldest).spool.discard()
             self._sessions[session.id] = session
         return session
 

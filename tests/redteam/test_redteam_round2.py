@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from redteam import ADMIN, server, timed
+from redteam import ADMIN, server, timed, within
 from served import clean_env, spawn
 from websockets.sync.client import connect
 
@@ -313,3 +313,76 @@ def test_parts_past_the_bound_are_refused_and_up_to_it_served(http: httpx.Client
     many["contents"][0]["parts"].pop()
     counted = http.post("/v1beta/models/gemini-2.5-flash:countTokens?key=parts", json=many)
     assert counted.status_code == 200 and counted.json()["totalTokens"] == 100_000
+
+
+def _start_upload(http: httpx.Client, key: str) -> str:
+    started = http.post(
+        "/upload/v1beta/files",
+        params={"key": key},
+        headers={"x-goog-upload-protocol": "resumable", "x-goog-upload-command": "start"},
+        json={"file": {"displayName": "held", "mimeType": "text/plain"}},
+    )
+    assert started.status_code == 200, started.text
+    return str(started.headers["x-goog-upload-url"])
+
+
+def _used(running: RunningEmulator) -> int:
+    return int(running._server.config.app.state.context.files.used)
+
+
+def test_a_cancel_while_a_chunk_arrives_gives_back_every_byte(http: httpx.Client, running: RunningEmulator) -> None:
+    """Cancelling mid-chunk kept writing to the spool and never returned those bytes; finalizing after a cancel
+    stored a file whose deletion released its size twice (the budget's count went negative)."""
+    import threading
+
+    baseline = _used(running)
+    url = _start_upload(http, "race")
+    piece = b"x" * (1 << 20)
+    go_on, sent_first = threading.Event(), threading.Event()
+
+    def body() -> Any:
+        yield piece
+        sent_first.set()
+        go_on.wait(10)
+        for _ in range(7):
+            yield piece
+
+    answers: list[httpx.Response] = []
+    upload = {"x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0"}
+    worker = threading.Thread(target=lambda: answers.append(httpx.post(url, content=body(), headers=upload)))
+    worker.start()
+    assert sent_first.wait(10)
+    within(10, lambda: _used(running) > baseline)  # the first MiB is in the spool
+    cancelled = http.post(url, headers={"x-goog-upload-command": "cancel"})
+    assert cancelled.headers["x-goog-upload-status"] == "cancelled"
+    go_on.set()
+    worker.join(20)
+    assert answers[0].status_code == 404  # the rest of the chunk found the session gone, and stored nothing
+    assert _used(running) == baseline  # every byte given back, none spent twice
+    assert http.get("/v1beta/files", params={"key": "race"}).json() == {}
+
+
+def test_one_keys_resumable_uploads_cannot_evict_anothers(http: httpx.Client, running: RunningEmulator) -> None:
+    """256 sessions of one key evicted another key's upload in progress."""
+    from gemini_emulator.stores.files import MAX_SESSIONS
+
+    victim = _start_upload(http, "victim")
+    for _ in range(MAX_SESSIONS + 10):
+        _start_upload(http, "hog")
+    query = http.post(victim, headers={"x-goog-upload-command": "query"})
+    assert query.status_code == 200 and query.headers["x-goog-upload-status"] == "active"
+
+
+def test_one_keys_video_generations_cannot_take_every_slot(http: httpx.Client) -> None:
+    """256 pending Veo operations of one key gave everyone a 429."""
+    from gemini_emulator.wire.media.veo import MAX_RUNNING_PER_NAMESPACE
+
+    held = {"text": "ok", "delayMs": 60_000, "times": "forever"}
+    assert http.post(f"{ADMIN}/script", params={"key": "hog"}, json=held).is_success
+    start = "/v1beta/models/veo-3.0-generate-001:predictLongRunning"
+    ask = {"instances": [{"prompt": "a slow one"}]}
+    for _ in range(MAX_RUNNING_PER_NAMESPACE):
+        assert http.post(start, params={"key": "hog"}, json=ask).status_code == 200
+    refused = http.post(start, params={"key": "hog"}, json=ask)
+    assert refused.status_code == 429 and "of one caller" in refused.json()["error"]["message"]
+    assert http.post(start, params={"key": "victim"}, json=ask).status_code == 200

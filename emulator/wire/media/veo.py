@@ -40,6 +40,8 @@ DEVELOPER_TYPE = "type.googleapis.com/google.ai.generativelanguage.v1beta.Predic
 VERTEX_TYPE = "type.googleapis.com/cloud.ai.large_models.vision.GenerateVideoResponse"
 _TASKS: set[asyncio.Task[None]] = set()  # background generations under way (kept referenced until done)
 MAX_RUNNING = 256
+MAX_RUNNING_PER_NAMESPACE = 32  # one key's share of MAX_RUNNING: a key past it gets its own 429, nobody else
+_RUNNING: dict[str, int] = {}  # generations under way per namespace
 
 
 def claims(ctx: handlers.Context, target: Target) -> bool:
@@ -119,9 +121,13 @@ def _start(
     ctx: handlers.Context, request: Incoming, target: Target, record: Record, model: str, body: dict[str, Any]
 ) -> Response:
     ask = _Ask(body)
+    namespace = record.namespace
+    if _RUNNING.get(namespace, 0) >= MAX_RUNNING_PER_NAMESPACE:
+        raise errors.ApiError(
+            429, f"gemini-emulator: at most {MAX_RUNNING_PER_NAMESPACE} video generations of one caller run at once."
+        )
     if len(_TASKS) >= MAX_RUNNING:
         raise errors.ApiError(429, f"gemini-emulator: at most {MAX_RUNNING} video generations run at once.")
-    namespace = record.namespace
     generate = {"contents": [{"role": "user", "parts": [{"text": ask.prompt or "(image)"}, *ask.parts]}]}
     gen, _, _, answer = handlers.start_generation(ctx, target, model, generate, namespace, False, body)
     vertex = target.backend == VERTEX
@@ -152,7 +158,17 @@ def _start(
 
     task = asyncio.create_task(run())
     _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+    _RUNNING[namespace] = _RUNNING.get(namespace, 0) + 1
+
+    def ended(done: asyncio.Task[None]) -> None:
+        _TASKS.discard(done)
+        left = _RUNNING.get(namespace, 1) - 1
+        if left > 0:
+            _RUNNING[namespace] = left
+        else:
+            _RUNNING.pop(namespace, None)
+
+    task.add_done_callback(ended)
     return handlers.json_response(op.view())
 
 

@@ -39,6 +39,7 @@ from gemini_emulator.stores.files import (
     FilesFull,
     FileTooLarge,
     Spool,
+    SpoolClosed,
     StoredFile,
     UploadSession,
 )
@@ -327,6 +328,12 @@ def _write(ctx: Context, spool: Spool, data: bytes) -> None:
         raise _too_large(spool.limit) from None
     except FilesFull:
         raise _files_full(ctx.files.budget_bytes) from None
+    except SpoolClosed:
+        raise _session_gone() from None
+
+
+def _session_gone() -> errors.ApiError:
+    return errors.ApiError(404, "The upload session was not found; it may have finished or expired.")
 
 
 async def _receive_into(ctx: Context, request: Incoming, spool: Spool) -> None:
@@ -395,8 +402,7 @@ async def continue_upload(
     if session is not None and session.kind != kind:
         session = None
     if session is None:
-        error = errors.ApiError(404, "The upload session was not found; it may have finished or expired.")
-        return _error(error, {"x-goog-upload-status": "final"})
+        return _error(_session_gone(), {"x-goog-upload-status": "final"})
     record.namespace = session.namespace
     spool = session.spool
     ids = {"x-guploader-uploadid": session.id}
@@ -410,6 +416,9 @@ async def continue_upload(
         return _answer(b"", 200, "text/plain; charset=utf-8", ids | {"x-goog-upload-status": "cancelled"})
     if "query" in commands:
         return _answer(b"", 200, "text/plain; charset=utf-8", ids | {"x-goog-upload-status": "active"} | received)
+    if session.receiving:  # two requests feeding one spool would interleave their bytes
+        error = errors.invalid_argument("Another request is uploading to this session; wait for it to finish.")
+        return _error(error, ids | {"x-goog-upload-status": "active"} | received)
     offset = request.headers.get("x-goog-upload-offset", "")
     if "upload" in commands and offset != str(spool.size):
         error = errors.invalid_argument(
@@ -418,7 +427,11 @@ async def continue_upload(
         return _error(error, ids | {"x-goog-upload-status": "active"} | received)
     try:
         if "upload" in commands:
-            await _receive_into(ctx, request, spool)
+            session.receiving = True
+            try:
+                await _receive_into(ctx, request, spool)
+            finally:
+                session.receiving = False
     except errors.ApiError as refused:
         ctx.files.end_upload(upload_id, discard=True)  # the bytes it held are given back
         return _error(refused, ids | {"x-goog-upload-status": "final"})
@@ -434,7 +447,10 @@ async def continue_upload(
         )
         return _error(error, ids | {"x-goog-upload-status": "final"})
     record.body = {"upload": {"bytes": spool.size, "sha256": spool.digest.hexdigest()}}
-    return await finish(ctx, session, request, ids | {"x-goog-upload-status": "final"})
+    try:
+        return await finish(ctx, session, request, ids | {"x-goog-upload-status": "final"})
+    except SpoolClosed:  # cancelled while it was being finished
+        return _error(_session_gone(), ids | {"x-goog-upload-status": "final"})
 
 
 async def _finish_file(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
