@@ -3,10 +3,10 @@ each caller's next jobs follow.
 
 A job is an Operation (stores/operations.py, kind "batch") whose `extra["job"]` is a BatchJob: the requests to
 answer, then the answers. The wire room (wire/resources/batches.py) answers the requests lazily, on the first read
-that finds the job past its RUNNING phase, so nothing runs in the background; a job cancelled or deleted before
-then never asks the engine. A Plan says how long a job stays PENDING and RUNNING and how it ends; a caller sets
-the plan of its namespace through the admin API (`PUT /__emulator/batches`), else the default applies (done within
-a second).
+that finds the job past its RUNNING phase (yielding to the event loop between items), so nothing runs unasked; a
+job cancelled or deleted before then never asks the engine. A Plan says how long a job stays PENDING and RUNNING
+and how it ends; a caller sets the plan of its namespace through the admin API (`PUT /__emulator/batches`), else
+the default applies (done within a second).
 """
 
 from __future__ import annotations
@@ -47,21 +47,23 @@ class Plan:
 class BatchJob:
     """What a batch holds: its kind ("generate" or "embed"), model, display name, the requests (inlined, each
     {"request": ..., "metadata"?: ...}, or read from `input_file`), and once answered the results (one per
-    request: {"response": ...} or {"error": Status}, with "metadata"/"key" carried over) or `output_file`."""
+    request: {"response": ...} or {"error": Status}, with "metadata"/"key" carried over) or `output_file`.
+    Requests and results are kept as the JSON bytes the byte bounds count, one per item (parsed JSON costs up to
+    ~20x its bytes in objects)."""
 
     kind: str
     model: str
     display_name: str
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[bytes] = field(default_factory=list)
     input_file: str = ""
     plan: Plan = field(default_factory=Plan)
     created_ns: int = 0
-    results: list[dict[str, Any]] | None = None
+    results: list[bytes] | None = None
     output_file: str = ""
     ended_ns: int = 0
-    size: int = 0  # bytes of the requests as sent (the byte budget counts these)
+    size: int = 0  # bytes held: the requests until answered, then the results (the byte bounds count these)
     outcome: str = ""  # a final state other than the plan's (a file job whose input file is gone: FAILED)
-    counts: tuple[int, int] | None = None  # a file job's (requests, answered without error), once answered
+    counts: tuple[int, int] | None = None  # (requests, answered without error), once answered
 
 
 class Plans:

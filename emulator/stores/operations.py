@@ -71,6 +71,9 @@ class Operation:
     held: bool = False
     cancelled: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # the producer's own notes (never printed)
+    # A producer that prints the operation itself (a batch, whose answers it keeps as JSON bytes): `view()` with
+    # no metadata of its own asks it, so every room that lists operations prints the same thing.
+    printer: Callable[[Operation], dict[str, Any]] | None = None
 
     @property
     def has_result(self) -> bool:
@@ -99,6 +102,8 @@ class Operation:
     def view(self, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
         """The Operation as production prints it: name, metadata, done, then response or error. `metadata`
         replaces the stored one for this view (a producer that prints its state)."""
+        if metadata is None and self.printer is not None:
+            return self.printer(self)
         body: dict[str, Any] = {"name": self.name}
         shown = metadata if metadata is not None else self.metadata
         if shown is not None:

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from redteam import ADMIN, server, timed, within
-from served import clean_env, spawn
+from served import Served, clean_env, spawn
 from websockets.sync.client import connect
 
 from gemini_emulator import tls
@@ -263,8 +263,10 @@ def test_compute_tokens_past_the_models_input_limit_is_refused(http: httpx.Clien
     )
 
 
-def _slowest_ping_during(running: RunningEmulator, call: Any) -> tuple[Any, float]:
-    """What `call()` answers, run in a thread, and the slowest health check another client saw meanwhile."""
+def _slowest_ping_during(running: RunningEmulator | Served, call: Any) -> tuple[Any, float]:
+    """What `call()` answers, run in a thread, and the slowest health check another client saw meanwhile. (An
+    in-process server shares this process's interpreter lock with both clients: a long answer read here slows
+    the pings too, so a test of a big answer measures a server of its own.)"""
     import threading
 
     answered: list[Any] = []
@@ -386,3 +388,92 @@ def test_one_keys_video_generations_cannot_take_every_slot(http: httpx.Client) -
     refused = http.post(start, params={"key": "hog"}, json=ask)
     assert refused.status_code == 429 and "of one caller" in refused.json()["error"]["message"]
     assert http.post(start, params={"key": "victim"}, json=ask).status_code == 200
+
+
+BATCH = "/v1beta/models/gemini-2.5-flash:batchGenerateContent"
+
+
+def _batch(http: httpx.Client, key: str, count: int, text: str = "hi") -> str:
+    """A job of `count` inlined requests, answered on its first read (the caller's schedule is immediate)."""
+    assert http.put(f"{ADMIN}/batches", params={"key": key}, json={"pendingMs": 0, "runningMs": 0}).is_success
+    item = {"request": {"contents": [{"parts": [{"text": text}]}]}}
+    inlined = {"batch": {"inputConfig": {"requests": {"requests": [item] * count}}}}
+    made = http.post(BATCH, params={"key": key}, json=inlined)
+    assert made.status_code == 200, made.text
+    return str(made.json()["name"])
+
+
+@pytest.mark.slow  # 10,000 requests answered, by a server of its own: seconds of work, left out of make test-fast
+def test_answering_a_big_batch_leaves_the_loop_free() -> None:
+    """10,000 inlined requests were answered in one go on the first read: a GET froze everyone 1.7 s."""
+    served = spawn()
+    try:
+        with httpx.Client(base_url=served.url, timeout=60) as http:
+            name = _batch(http, "many", 10_000)
+            url = f"{served.url}/v1beta/{name}?key=many"
+            answer, slowest = _slowest_ping_during(served, lambda: httpx.get(url, timeout=120))
+            assert answer.status_code == 200 and answer.json()["done"] is True
+            stats = answer.json()["metadata"]["batchStats"]
+            assert stats == {"requestCount": "10000", "successfulRequestCount": "10000"}
+            assert slowest < 0.5, slowest
+            listed = http.get("/v1beta/batches", params={"key": "many"})  # the same answers spliced at another depth
+            assert listed.json()["operations"] == [answer.json()]
+    finally:
+        served.terminate()
+
+
+def test_a_batch_view_splices_its_printed_answers_as_the_printer_would(
+    http: httpx.Client, running: RunningEmulator
+) -> None:
+    from gemini_emulator.protocol.printers import pretty
+    from gemini_emulator.wire.auth import key_namespace
+    from gemini_emulator.wire.resources.batches import view
+
+    name = _batch(http, "spliced", 3, text="<b>escaped</b>")
+    shown = http.get(f"/v1beta/{name}", params={"key": "spliced"})
+    listed = http.get("/v1beta/batches", params={"key": "spliced"})
+    (op,) = [
+        o for o in running._server.config.app.state.context.operations.all(key_namespace("spliced")) if o.name == name
+    ]
+    assert shown.content == pretty(view(op))  # byte for byte what printing the whole would give
+    assert listed.content == pretty({"operations": [view(op)]})
+
+
+def test_a_batchs_answers_count_against_the_bound(http: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers were not counted against any cap (2,000 embeddings at 3,072 dimensions: +340 MiB)."""
+    from gemini_emulator.wire.resources import batches
+
+    monkeypatch.setattr(batches, "MAX_BYTES_PER_NAMESPACE", 16 << 10)
+    name = _batch(http, "heavy", 100)  # 6 KB of requests asked, some 60 KB of answers
+    failed = http.get(f"/v1beta/{name}", params={"key": "heavy"}).json()
+    assert failed["done"] is True and failed["metadata"]["state"] == "BATCH_STATE_FAILED"
+    assert failed["error"]["code"] == 8 and "bytes of batches per caller" in failed["error"]["message"]
+    listed = http.get(f"{ADMIN}/resources", params={"kind": "batches", "key": "heavy"}).json()
+    assert listed["resources"]["batches"][0]["requestCount"] == 0  # it holds nothing now
+
+
+def test_a_batch_input_line_past_the_body_limit_is_that_items_error() -> None:
+    """A 100 MB JSONL file (lines not bounded by the body limit) was read whole and froze the loop 18 s."""
+    with server(max_body_bytes=1 << 20) as running, httpx.Client(base_url=running.url, timeout=30) as http:
+        ok = json.dumps({"key": "a", "request": {"contents": [{"parts": [{"text": "hi"}]}]}}).encode()
+        lines = ok + b"\n" + b'{"key": "b", "request": "' + b"x" * (2 << 20) + b'"}\n' + ok.replace(b'"a"', b'"c"')
+        upload = http.post(
+            "/upload/v1beta/files?uploadType=media&key=lines",
+            content=lines,
+            headers={"content-type": "application/jsonl", "x-goog-upload-protocol": "raw"},
+        )
+        assert upload.status_code == 200, upload.text
+        assert http.put(f"{ADMIN}/batches", params={"key": "lines"}, json={"pendingMs": 0, "runningMs": 0}).is_success
+        source = {"batch": {"inputConfig": {"fileName": upload.json()["file"]["name"]}}}
+        name = http.post(BATCH, params={"key": "lines"}, json=source).json()["name"]
+        done = http.get(f"/v1beta/{name}", params={"key": "lines"}).json()
+        assert done["metadata"]["batchStats"] == {
+            "requestCount": "3",
+            "successfulRequestCount": "2",
+            "failedRequestCount": "1",
+        }
+        results = done["response"]["responsesFile"]
+        got = http.get(f"/v1beta/{results}:download", params={"alt": "media", "key": "lines"}).content.splitlines()
+        answers = [json.loads(line) for line in got]
+        assert [a.get("key") for a in answers] == ["a", None, "c"]
+        assert "longer than the 1048576 bytes a request may hold" in answers[1]["error"]["message"]

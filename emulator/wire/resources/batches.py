@@ -7,8 +7,14 @@ GenerateContentBatch (EmbedContentBatch) with its `state` walking BATCH_STATE_PE
 request is answered the way a generateContent (embedContent) call would be, through handlers.start_generation:
 the same validation, script entries, engine and zero-config answers, so a test scripts its batch items as it
 scripts its calls. A request production would refuse, or one a script answers with an error, becomes that item's
-`error` (a google.rpc.Status). Requests are answered on the first read that finds the job past RUNNING; nothing
-runs in the background.
+`error` (a google.rpc.Status). Requests are answered on the first read that finds the job past RUNNING, one job at
+a time over the whole server, yielding to the event loop between items, so a job of 10,000 requests holds no other
+caller; nothing runs unasked. Requests are kept as JSON bytes and each answer as its printed (pretty) bytes, made
+once while the job is answered, so a view splices them into its page with bytes operations (`printed`) instead
+of printing thousands of answers (millions of floats, for embeddings) in one go. Both are counted: a caller's
+jobs hold at most MAX_BYTES_PER_NAMESPACE, all jobs together MAX_BYTES, and a job whose answers would pass either
+fails with RESOURCE_EXHAUSTED rather than growing. A file job reads its input a line at a time (a line longer than the
+request body limit is that item's error) and writes its answers into the results file as they come.
 
 Shapes: google-genai 3.6.1's batches.py (`_BatchJob_from_mldev` reads `metadata.{displayName, state, createTime,
 endTime, updateTime, model, output}`; `output.inlinedResponses.inlinedResponses[]` or `output.responsesFile`; list
@@ -20,15 +26,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
 from starlette.responses import Response
 
 from gemini_emulator.admin.journal import Record
-from gemini_emulator.protocol import errors
+from gemini_emulator.protocol import errors, printers
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.seam import Embedder
 from gemini_emulator.stores.batches import FINAL_STATES, BatchJob, Plan, Plans
@@ -43,6 +50,7 @@ log = logging.getLogger("gemini_emulator")
 METHODS = frozenset({"batchGenerateContent", "asyncBatchEmbedContent"})
 MAX_REQUESTS = 10_000  # per job (production's bound is the 20 MB request; the body limit applies first)
 MAX_BYTES_PER_NAMESPACE = 256 << 20  # requests and answers held by one caller's jobs
+MAX_BYTES = 1 << 30  # ... by every caller's jobs together
 PAGE_DEFAULT, PAGE_MAX = 50, 1000
 _TYPE = "type.googleapis.com/google.ai.generativelanguage.v1main."
 _KIND = "batch"
@@ -52,17 +60,18 @@ _NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text (bes
 
 
 class Batches:
-    """The room's state: the operations it makes (shared with the other rooms) and each caller's plan."""
+    """The room's state: the operations it makes (shared with the other rooms), each caller's plan, and the lock
+    that answers one job at a time (so the byte bounds each job checks against are exact)."""
 
     def __init__(self, operations: OperationStore, plans: Plans | None = None) -> None:
         self.operations = operations
         self.plans = plans or Plans()
-        self._locks: dict[str, asyncio.Lock] = {}
+        self.answering = asyncio.Lock()
 
-    def lock(self, name: str) -> asyncio.Lock:
-        if len(self._locks) > 4096:  # locks of jobs long answered
-            self._locks = {k: v for k, v in self._locks.items() if v.locked()}
-        return self._locks.setdefault(name, asyncio.Lock())
+    def held(self, namespace: str | None = None) -> int:
+        """Bytes held by one caller's jobs, or by every caller's."""
+        ops = _jobs(self, namespace) if namespace is not None else self.operations.all()
+        return sum(o.extra["job"].size for o in ops if "job" in o.extra)
 
 
 def _caller(ctx: handlers.Context, request: Incoming, target: Target, record: Record) -> str:
@@ -88,12 +97,16 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
                 raise filedata.no_permission(job.input_file.removeprefix("files/"))
             if stored.state != "ACTIVE":
                 raise filedata.not_active(stored.id)
-        used = sum(o.extra["job"].size for o in _jobs(room, namespace))
+        used = room.held(namespace)
         if used + job.size > MAX_BYTES_PER_NAMESPACE:
             raise errors.ApiError(
                 429,
                 f"gemini-emulator: this caller's batches would hold {used + job.size} bytes, past the emulator's "
                 f"{MAX_BYTES_PER_NAMESPACE} per caller; delete some first.",
+            )
+        if room.held() + job.size > MAX_BYTES:
+            raise errors.ApiError(
+                429, f"gemini-emulator: the emulator's batches would hold more than {MAX_BYTES} bytes."
             )
         job.plan = room.plans.get(namespace)
         job.created_ns = time.time_ns()
@@ -101,7 +114,8 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         steps = [(0.0, "PENDING"), (plan.pending_s, "RUNNING"), (plan.pending_s + plan.running_s, plan.state)]
         op = room.operations.create(namespace, _KIND, name=_new_name(room, namespace), steps=steps, hold=plan.hold)
         op.extra["job"] = job
-        return handlers.json_response(_snapshot(op))
+        op.printer = view
+        return handlers.json_response(view(op))
     except errors.ApiError as error:
         return handlers.error_response(error)
 
@@ -135,8 +149,8 @@ def _job(body: dict[str, Any], model: str, embed: bool, message: str) -> BatchJo
         raise errors.field_errors(f"{where}.", ["input_config: requests or file_name must be given"])
     if len(items) > MAX_REQUESTS:
         raise errors.field_errors(f"{where}.", [f"input_config.requests: at most {MAX_REQUESTS} requests"])
-    kept = [i if isinstance(i, dict) else {} for i in items]
-    size = len(orjson.dumps(kept))
+    kept = [orjson.dumps(i if isinstance(i, dict) else {}) for i in items]
+    size = sum(len(i) for i in kept)
     return BatchJob("embed" if embed else "generate", model, display, requests=kept, size=size)
 
 
@@ -151,7 +165,7 @@ async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target:
     try:
         namespace = _caller(ctx, request, target, record)
         if target.method == "list":
-            return handlers.json_response(await _list(ctx, room, request.query, namespace))
+            return handlers.printed_response(await _list(ctx, room, request.query, namespace))
         name = f"batches/{_resource_id(target)}"
         op = room.operations.get(namespace, name)
         if op is None or "job" not in op.extra:
@@ -159,7 +173,9 @@ async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target:
         record.model = op.extra["job"].model
         if target.method == "get":
             await settle(ctx, room, op)
-            return handlers.json_response(_snapshot(op))
+            slots: dict[str, list[bytes]] = {}
+            shown = view(op, slots)
+            return handlers.printed_response(printed(shown, slots))
         if target.method == "cancel":
             validate.check_fields(
                 await handlers.read_body(ctx, request, record), "CancelRequest", target.backend, target.version
@@ -167,7 +183,6 @@ async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target:
             if not op.done():
                 room.operations.cancel(namespace, name)
                 op.extra["job"].ended_ns = time.time_ns()
-                _snapshot(op)
             return handlers.json_response({})
         room.operations.delete(namespace, name)
         return handlers.json_response({})
@@ -179,7 +194,7 @@ def _resource_id(target: Target) -> str:
     return target.resource
 
 
-async def _list(ctx: handlers.Context, room: Batches, query: Mapping[str, str], namespace: str) -> dict[str, Any]:
+async def _list(ctx: handlers.Context, room: Batches, query: Mapping[str, str], namespace: str) -> bytes:
     size_text = query.get("pageSize", "")
     if size_text and not validate.int_text_ok("int32", size_text):
         raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
@@ -187,16 +202,17 @@ async def _list(ctx: handlers.Context, room: Batches, query: Mapping[str, str], 
     size = PAGE_DEFAULT if size <= 0 else min(size, PAGE_MAX)
     page, following = room.operations.list(namespace, kind=_KIND, page_size=size, page_token=query.get("pageToken", ""))
     shown = []
+    slots: dict[str, list[bytes]] = {}
     for op in page:
         if "job" in op.extra:
             await settle(ctx, room, op)
-            shown.append(_snapshot(op))
+            shown.append(view(op, slots))
     out: dict[str, Any] = {}
     if shown:
         out["operations"] = shown
     if following:
         out["nextPageToken"] = following
-    return out
+    return printed(out, slots)
 
 
 async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
@@ -204,17 +220,14 @@ async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
     job: BatchJob = op.extra["job"]
     if op.cancelled or op.has_result or op.held or op.clock() < op.ready_at:
         return
-    async with room.lock(op.name):
+    async with room.answering:
         if op.has_result or op.cancelled:
             return
         state = job.plan.state
         if state == "SUCCEEDED" and job.input_file:
             await _answer_file(ctx, room, op, job)
         elif state == "SUCCEEDED":
-            job.results = [await _answer(ctx, op.namespace, job, i, item) for i, item in enumerate(job.requests)]
-            job.requests = []
-            job.size = len(orjson.dumps(job.results))
-            room.operations.complete(op, response=_output(job, typed=True))
+            await _answer_inlined(ctx, room, op, job)
         elif state == "CANCELLED":
             room.operations.complete(op, error=dict(CANCELLED_STATUS))
             op.cancelled = True
@@ -225,42 +238,116 @@ async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
         job.ended_ns = time.time_ns()
 
 
+_ANSWERED = {"@type": _TYPE + "GenerateContentBatchOutput"}  # op.response once answered: view() prints the output
+
+
+async def _answer_inlined(ctx: handlers.Context, room: Batches, op: Operation, job: BatchJob) -> None:
+    """An inlined job: each request answered in turn, the loop served between them, the answers kept as JSON
+    bytes while they fit the byte bounds (else the job fails, RESOURCE_EXHAUSTED). `room.answering` is held."""
+    mine, everyone = room.held(op.namespace) - job.size, room.held() - job.size
+    results: list[bytes] = []
+    held = good = 0
+    for i, raw in enumerate(job.requests):
+        answered = await _answer(ctx, op.namespace, job, i, orjson.loads(raw))
+        good += "response" in answered
+        shown = printers.pretty(answered)[:-1]  # its trailing newline left out: the view joins them
+        held += len(shown)
+        if mine + held > MAX_BYTES_PER_NAMESPACE or everyone + held > MAX_BYTES:
+            _no_room(room, op, job, f"the batch's answers would pass the emulator's {_bound(mine, everyone, held)}")
+            return
+        results.append(shown)
+        await asyncio.sleep(0)  # everyone else's requests between two items
+    job.results, job.requests, job.size, job.counts = results, [], held, (len(results), good)
+    room.operations.complete(op, response=_ANSWERED)
+
+
+def _bound(mine: int, everyone: int, held: int) -> str:
+    if mine + held > MAX_BYTES_PER_NAMESPACE:
+        return f"{MAX_BYTES_PER_NAMESPACE} bytes of batches per caller"
+    return f"{MAX_BYTES} bytes of batches in all"
+
+
+def _no_room(room: Batches, op: Operation, job: BatchJob, why: str) -> None:
+    """The job fails for want of room (RESOURCE_EXHAUSTED), holding nothing."""
+    job.requests, job.results, job.size, job.outcome = [], None, 0, "FAILED"
+    room.operations.complete(op, error={"code": 8, "message": f"gemini-emulator: {why}."})
+
+
 async def _answer_file(ctx: handlers.Context, room: Batches, op: Operation, job: BatchJob) -> None:
     """A file job: each line of the input file ({"key", "request"}) answered, the answers ({"key", "response"} or
-    {"key", "error"}) one per line in a new file of the caller's, named in `output.responsesFile`. An input file
-    gone by then, or no room for the answers, fails the job."""
+    {"key", "error"}) one per line in a new file of the caller's, named in `output.responsesFile`. Lines are read
+    and answers written as they come, the loop served between them. An input file gone by then, or no room for
+    the answers, fails the job."""
     stored = ctx.files.get(op.namespace, job.input_file)
     if stored is None:
         job.outcome = "FAILED"
         room.operations.complete(op, error=error_status(filedata.no_permission(job.input_file[len("files/") :])))
         return
-    lines = [line for line in ctx.files.read(stored).splitlines() if line.strip()][:MAX_REQUESTS]
-    out: list[bytes] = []
-    good = 0
-    for i, line in enumerate(lines):
-        try:
-            item = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            item = None
-        if not isinstance(item, dict):
-            status = {"code": 3, "message": f"Line {i + 1} of {job.input_file} is not a JSON object."}
-            out.append(orjson.dumps({"error": status}))
-            continue
-        answered = await _answer(ctx, op.namespace, job, i, {k: v for k, v in item.items() if k != "metadata"})
-        good += "response" in answered
-        keyed = {"key": item["key"]} if "key" in item else {}
-        out.append(orjson.dumps(keyed | answered))
-    job.counts = (len(lines), good)
-    data = b"".join(line + b"\n" for line in out)
+    spool = ctx.files.spool()
+    count = good = 0
     try:
-        result = ctx.files.put(op.namespace, data, "application/jsonl", display_name=f"{op.name}-responses")
+        for i, line in enumerate(_lines(ctx.files.iter_bytes(stored), ctx.settings.max_body_bytes)):
+            if i >= MAX_REQUESTS:
+                break
+            answered = await _answer_line(ctx, op, job, i, line)
+            good += "response" in answered
+            count += 1
+            spool.write(orjson.dumps(answered) + b"\n")
+            await asyncio.sleep(0)  # everyone else's requests between two lines
+        job.counts = (count, good)
+        result = ctx.files.store(op.namespace, spool, "application/jsonl", f"{op.name}-responses", source="GENERATED")
     except (FilesFull, FileTooLarge):
-        status = {"code": 8, "message": "gemini-emulator: no room in the Files byte budget for the batch's answers."}
-        job.outcome = "FAILED"
-        room.operations.complete(op, error=status)
+        spool.discard()
+        _no_room(room, op, job, "no room in the Files byte budget for the batch's answers")
         return
     job.output_file = result.name
-    room.operations.complete(op, response=_output(job, typed=True))
+    room.operations.complete(op, response=_ANSWERED)
+
+
+def _lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes | None]:
+    """The non-blank lines of a file read in chunks; None for a line longer than `limit` bytes (never held)."""
+    pending = bytearray()
+    too_long = False
+    for chunk in chunks:
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if too_long or len(pending) + end - start > limit:
+                yield None
+            else:
+                pending += chunk[start:end]
+                if pending.strip():
+                    yield bytes(pending)
+            pending.clear()
+            too_long = False
+            start = end + 1
+        if not too_long:
+            pending += chunk[start:]
+            if len(pending) > limit:
+                pending.clear()
+                too_long = True
+    if too_long:
+        yield None
+    elif pending.strip():
+        yield bytes(pending)
+
+
+async def _answer_line(ctx: handlers.Context, op: Operation, job: BatchJob, index: int, line: bytes | None) -> Any:
+    """One input line's answer: {"key"?, "response"} or {"key"?, "error"}."""
+    where = f"Line {index + 1} of {job.input_file}"
+    if line is None:
+        message = f"{where} is longer than the {ctx.settings.max_body_bytes} bytes a request may hold."
+        return {"error": {"code": 3, "message": message}}
+    try:
+        validate.check_containers(line)
+        item = orjson.loads(line)
+    except errors.ApiError as refused:
+        return {"error": {"code": 3, "message": f"{where}: {refused.message}"}}
+    except orjson.JSONDecodeError:
+        item = None
+    if not isinstance(item, dict):
+        return {"error": {"code": 3, "message": f"{where} is not a JSON object."}}
+    answered = await _answer(ctx, op.namespace, job, index, {k: v for k, v in item.items() if k != "metadata"})
+    return ({"key": item["key"]} if "key" in item else {}) | answered
 
 
 async def _answer(
@@ -309,23 +396,16 @@ def _embed(ctx: handlers.Context, model: str, request: dict[str, Any]) -> dict[s
     return embeddings.answer(ctx.engine, target, model, body)
 
 
-def _output(job: BatchJob, typed: bool) -> dict[str, Any]:
-    """The job's output (GenerateContentBatchOutput): inlined responses, or the responses file."""
+def _output(job: BatchJob, typed: bool, answers: Any) -> dict[str, Any]:
+    """The job's output (GenerateContentBatchOutput): inlined responses (`answers`: the list, or its slot), or the
+    responses file."""
     kind = "EmbedContentBatchOutput" if job.kind == "embed" else "GenerateContentBatchOutput"
     out: dict[str, Any] = {"@type": _TYPE + kind} if typed else {}
     if job.output_file:
         out["responsesFile"] = job.output_file
     else:
-        out["inlinedResponses"] = {"inlinedResponses": job.results or []}
+        out["inlinedResponses"] = {"inlinedResponses": answers}
     return out
-
-
-def _snapshot(op: Operation) -> dict[str, Any]:
-    """`view(op)`, its metadata also kept on the operation: GET /{v}/operations (the operations room) shows a
-    batch as it was last read here."""
-    shown = view(op)
-    op.metadata = shown["metadata"]
-    return shown
 
 
 def _state(op: Operation) -> str:
@@ -336,17 +416,26 @@ def _state(op: Operation) -> str:
     return outcome if outcome and state in FINAL_STATES else state
 
 
-def view(op: Operation) -> dict[str, Any]:
-    """The job as production's Operation: name, metadata (the batch), done, then response or error."""
+def view(op: Operation, slots: dict[str, list[bytes]] | None = None) -> dict[str, Any]:
+    """The job as production's Operation: name, metadata (the batch), done, then response or error; every room
+    that prints operations prints a batch through this (`Operation.printer`), its answers parsed for the view.
+    With `slots`, the answers list is a slot string instead, and `slots` maps it to the printed answers (for
+    `printed`)."""
     job: BatchJob = op.extra["job"]
     state = _state(op)
     done = op.done() and state in FINAL_STATES
-    total = job.counts[0] if job.counts else len(job.results) if job.results is not None else len(job.requests)
+    total = job.counts[0] if job.counts else len(job.requests)
     kind = "EmbedContentBatch" if job.kind == "embed" else "GenerateContentBatch"
     meta: dict[str, Any] = {"@type": _TYPE + kind, "model": f"models/{job.model}", "name": op.name}
     meta["displayName"] = job.display_name
+    answers: Any = []
     if done and state == "SUCCEEDED":
-        meta["output"] = _output(job, typed=False)
+        if slots is None:
+            answers = [orjson.loads(result) for result in job.results or []]
+        else:
+            answers = f"{_SLOT}{len(slots)}"
+            slots[answers] = job.results or []
+        meta["output"] = _output(job, typed=False, answers=answers)
     meta["createTime"] = stamp(job.created_ns)
     if done:
         meta["endTime"] = stamp(job.ended_ns or job.created_ns)
@@ -354,6 +443,8 @@ def view(op: Operation) -> dict[str, Any]:
     meta["batchStats"] = _stats(job, total, done, state)
     meta["state"] = "BATCH_STATE_" + state
     body = op.view(meta)
+    if done and "response" in body:
+        body["response"] = _output(job, typed=True, answers=answers)
     if not done:
         body.pop("done", None)
         body.pop("response", None)
@@ -361,11 +452,41 @@ def view(op: Operation) -> dict[str, Any]:
     return body
 
 
+_SLOT = f"gemini-emulator-answers-{secrets.token_hex(8)}-"  # unguessable: no display name can hold it
+
+
+def printed(body: dict[str, Any], slots: dict[str, list[bytes]]) -> bytes:
+    """`printers.pretty(body)` where each slot string of `slots` stands for its list of printed answers: the
+    skeleton printed, then each answer list spliced in at its slot's indentation (bytes operations only)."""
+    text = printers.pretty(body)
+    for slot, answers in slots.items():
+        token = b'"' + slot.encode() + b'"'
+        pieces = text.split(token)
+        out = [pieces[0]]
+        for piece in pieces[1:]:
+            line = out[-1][out[-1].rfind(b"\n") + 1 :]
+            indent = len(line) - len(line.lstrip(b" "))
+            out.append(_printed_list(answers, indent))
+            out.append(piece)
+        text = b"".join(out)
+    return text
+
+
+def _printed_list(items: list[bytes], indent: int) -> bytes:
+    """A list of printed items as `printers.pretty` prints it on a line indented `indent` spaces."""
+    if not items:
+        return b"[]"
+    inner = b"\n" + b" " * (indent + 2)
+    return (
+        b"[" + inner + (b"," + inner).join(item.replace(b"\n", inner) for item in items) + b"\n" + b" " * indent + b"]"
+    )
+
+
 def _stats(job: BatchJob, total: int, done: bool, state: str) -> dict[str, str]:
     """BatchStats, int64 as strings, zero counts left out (proto3 JSON)."""
     stats = {"requestCount": str(total)} if total else {}
-    if done and state == "SUCCEEDED" and (job.results is not None or job.counts):
-        good = job.counts[1] if job.counts else sum(1 for r in job.results or [] if "response" in r)
+    if done and state == "SUCCEEDED" and job.counts:
+        good = job.counts[1]
         if good:
             stats["successfulRequestCount"] = str(good)
         if total - good:
