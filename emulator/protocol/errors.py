@@ -299,6 +299,18 @@ def payload_too_large(limit: int) -> ApiError:
     return ApiError(400, f"Request payload size exceeds the limit: {limit} bytes.")
 
 
+# Not captured: how production answers a compressed request body it cannot read. The emulator decodes gzip (as
+# Google's front ends accept it) and names what it cannot decode (docs/conformance.md, best-known wording).
+def unsupported_encoding(encoding: str) -> ApiError:
+    return ApiError(
+        400, f"Content-Encoding {encoding[:40]!r} is not supported: send the body as it is, or gzip-compressed."
+    )
+
+
+def bad_gzip() -> ApiError:
+    return ApiError(400, "The request body is not valid gzip data, though its Content-Encoding says gzip.")
+
+
 # Not captured: production's front end answers a stalled upload itself. The emulator's own wording, in the
 # envelope, with the status the Python SDK retries (docs/conformance.md).
 BODY_TIMEOUT = "The request body did not arrive within {seconds:g} seconds."

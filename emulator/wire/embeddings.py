@@ -23,6 +23,7 @@ from gemini_emulator.protocol import errors, tokens
 from gemini_emulator.protocol.limits import MAX_EMBEDDING_DIMENSIONS
 from gemini_emulator.protocol.routes import VERTEX, Target
 from gemini_emulator.seam import Embedder
+from gemini_emulator.wire import validate
 
 MAX_BATCH = 100
 MAX_DIMENSIONS = MAX_EMBEDDING_DIMENSIONS  # past it: a 400 (protocol/limits.py)
@@ -63,10 +64,11 @@ def _dims(obj: dict[str, Any]) -> Any:
     return value
 
 
-def _content_request(message: str, body: dict[str, Any], path: str = "content") -> tuple[str, Any]:
+def _content_request(message: str, body: dict[str, Any], target: Target, path: str = "content") -> tuple[str, Any]:
     content = body.get("content")
     if not isinstance(content, dict) or not content.get("parts"):
         raise errors.field_errors(f"{message}.", ["content: content is not specified"])
+    validate.check_message(content, "Content", path, target.backend, target.version)  # parts not a list, and so on
     return _text(content, path), _dims(body)
 
 
@@ -82,7 +84,7 @@ def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -
                 "BatchEmbedContentsRequest.", [f"requests: at most {MAX_BATCH} requests can be in one batch"]
             )
         items = [
-            _content_request("EmbedContentRequest", r if isinstance(r, dict) else {}, f"requests[{i}].content")
+            _content_request("EmbedContentRequest", r if isinstance(r, dict) else {}, target, f"requests[{i}].content")
             for i, r in enumerate(requests)
         ]
         vectors = [engine.embed(model, [text], dims)[0] for text, dims in items]
@@ -111,7 +113,7 @@ def answer(engine: Embedder, target: Target, model: str, body: dict[str, Any]) -
         ]
         billable = sum(len("".join(t.split())) for t in texts)
         return {"predictions": predictions, "metadata": {"billableCharacterCount": billable}}
-    text, dims = _content_request("EmbedContentRequest", body)
+    text, dims = _content_request("EmbedContentRequest", body, target)
     vector = engine.embed(model, [text], dims)[0]
     if target.backend == VERTEX:
         count = tokens.count_text(text)

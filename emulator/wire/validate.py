@@ -563,6 +563,15 @@ def walked(body: dict[str, Any], message: str, backend: str, version: str, path:
     return normalised
 
 
+def check_message(value: dict[str, Any], message: str, path: str, backend: str, version: str) -> None:
+    """Production's 400 for what is wrong in one field's `message` (`path` names it: "content",
+    "requests[2].content"), for a request whose own message the table does not describe (the embedding calls)."""
+    walker = _Walker(backend, version)
+    walker.message(value, message, path, 1)
+    if walker.violations:
+        raise errors.payload_violations(walker.violations)
+
+
 def extended(messages: dict[str, dict[str, dict[str, Any]]]) -> Schema:
     """The table with more messages (in wire_fields.json's shape; `proto` defaults to the snake_case name): the
     Live API's client messages (wire/live/fields.py), which reuse Content, Tool, GenerationConfig and the rest."""

@@ -118,6 +118,21 @@ def test_more_than_100_requests_in_a_batch_is_refused(gemini_shared: Gemini) -> 
     assert caught.value.code == 400 and "at most 100 requests" in caught.value.message
 
 
+@pytest.mark.parametrize("parts", [{"text": "x"}, "x"])
+def test_content_parts_that_are_not_a_list_get_productions_400(gemini_shared: Gemini, parts: object) -> None:
+    """embedContent answered zeros for `content.parts` given as an object (issue 30): the walker of generate
+    calls now checks the embedded Content, so the 400 names the field as production's does for contents."""
+    one = _developer(gemini_shared, "embedContent", {"content": {"parts": parts}})
+    assert one.status_code == 400
+    assert one.json()["error"]["message"].startswith(
+        "Invalid value at 'content.parts' (type.googleapis.com/google.ai.generativelanguage.v1beta.Part), "
+    )
+    request = {"model": f"models/{MODEL}", "content": {"parts": parts}}
+    batch = _developer(gemini_shared, "batchEmbedContents", {"requests": [request]})
+    assert batch.status_code == 400
+    assert batch.json()["error"]["message"].startswith("Invalid value at 'requests[0].content.parts' ")
+
+
 # --- Vertex AI ----------------------------------------------------------------------------------------------
 
 
