@@ -492,3 +492,9 @@ def replay_unmatched(summary: str, closest: list[str]) -> ApiError:
     if closest:
         text += " Closest: " + "; ".join(closest) + "."
     return ApiError(404, text)
+
+
+def live_modalities_refused(modalities: list[str]) -> str:
+    """A Live setup asking an audio-native model for what it cannot answer with (google-genai 3.6.1's live tests
+    quote it: "The requested combination of response modalities (TEXT) is not supported by the model")."""
+    return f"The requested combination of response modalities ({', '.join(modalities)}) is not supported by the model."

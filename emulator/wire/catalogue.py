@@ -27,6 +27,7 @@ class Catalogue:
     vertex_served: dict[str, frozenset[str]]  # retired on the Developer API, still answered by Vertex: methods
     media: dict[str, dict[str, Any]]  # media models: kind, accepted responseModalities, image token costs
     vertex_only: dict[str, dict[str, Any]]  # media models only Vertex serves (Imagen edit, upscale): kind, methods
+    live: dict[str, dict[str, Any]]  # Live models with a say on their responseModalities: output
 
     def kind(self, model: str) -> str:
         """What a model makes: "text" (the default), "image-out", "tts", "imagen", "imagen-edit", "imagen-upscale",
@@ -45,6 +46,11 @@ class Catalogue:
         if info is not None and "output" in info:
             return [list(c) for c in info["output"]]
         return [["TEXT"]]
+
+    def live_modalities(self, model: str) -> list[list[str]] | None:
+        """The responseModalities combinations a Live setup for `model` may ask for; None: any."""
+        info = self.live.get(model)
+        return [list(c) for c in info["output"]] if info is not None else None
 
     def image_tokens(self, model: str, side: int) -> int:
         """candidatesTokensDetails IMAGE tokens of one generated image whose longer side is `side` pixels."""
@@ -106,4 +112,5 @@ def load() -> Catalogue:
         },
         media=dict(data.get("media", {}).get("models", {})),
         vertex_only=dict(data.get("media", {}).get("vertex_only", {})),
+        live=dict(data.get("live", {}).get("models", {})),
     )

@@ -206,6 +206,10 @@ class Session(Turns):
             )
         except errors.ApiError as error:
             raise closing.from_error(error) from None
+        accepted = self.ctx.catalogue.live_modalities(self.model)
+        asked = [str(m) for m in (setup.get("generationConfig") or {}).get("responseModalities") or ["AUDIO"]]
+        if accepted is not None and sorted(asked) not in [sorted(c) for c in accepted]:
+            raise closing.invalid(errors.live_modalities_refused(asked))
         self.setup = setup
         self.store.update(self.session_id, model=model_id)
         resumption = setup.get("sessionResumption")

@@ -116,14 +116,21 @@ def test_snake_case_and_camel_case_both_accepted(gemini_shared: Gemini) -> None:
 def test_vertex_path_needs_a_bearer_token_and_answers_in_vertex_shapes(gemini_shared: Gemini) -> None:
     setup = {
         "model": "projects/p/locations/us-central1/publishers/google/models/gemini-live-2.5-flash-native-audio",
-        "generationConfig": {"responseModalities": ["TEXT"]},
+        "generationConfig": {"responseModalities": ["AUDIO"]},
+        "outputAudioTranscription": {},
     }
     _, code, _ = closed_by(_url(gemini_shared, VERTEX, "?"), {"setup": setup})
     assert code == 1008  # no bearer token
+    headers = {"Authorization": f"Bearer {gemini_shared.api_key}"}
+    text = setup | {"generationConfig": {"responseModalities": ["TEXT"]}}
+    _, code, reason = closed_by(_url(gemini_shared, VERTEX, "?"), {"setup": text}, headers=headers)
+    assert (code, reason) == (
+        1007,
+        "The requested combination of response modalities (TEXT) is not supported by the model.",
+    )
     gemini_shared.script({"text": "vertex"})
 
     async def go() -> list[Any]:
-        headers = {"Authorization": f"Bearer {gemini_shared.api_key}"}
         async with websockets.connect(_url(gemini_shared, VERTEX, "?"), additional_headers=headers) as ws:
             await ws.send(json.dumps({"setup": setup}))
             frames = [json.loads(await ws.recv())]
@@ -138,7 +145,14 @@ def test_vertex_path_needs_a_bearer_token_and_answers_in_vertex_shapes(gemini_sh
 
     frames = asyncio.run(go())
     assert set(frames[0]["setupComplete"]) == {"sessionId"}
-    assert frames[1] == {"serverContent": {"modelTurn": {"role": "model", "parts": [{"text": "vertex"}]}}}
+    turns = [f["serverContent"]["modelTurn"] for f in frames if "modelTurn" in f.get("serverContent", {})]
+    assert turns and all(set(t) == {"role", "parts"} and "inlineData" in t["parts"][0] for t in turns)
+    heard = [
+        f["serverContent"]["outputTranscription"]["text"]
+        for f in frames
+        if "outputTranscription" in f.get("serverContent", {})
+    ]
+    assert "".join(heard) == "vertex"
     assert "candidatesTokenCount" in frames[-1]["usageMetadata"]
 
 

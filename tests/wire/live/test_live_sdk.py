@@ -297,3 +297,36 @@ def test_ephemeral_token_locks_its_setup_and_is_used_up(gemini_tls: Gemini) -> N
     journal = gemini_tls.journal()
     leaks = [c.record for c in journal if token.name in str(c.record)]
     assert not leaks  # a credential never reaches the journal
+
+
+AUDIO_NATIVE = "gemini-3.1-flash-live-preview"  # audio-native on the Gemini API (google-genai's live tests)
+
+
+def test_an_audio_native_model_refuses_text_and_serves_audio_with_a_transcript(gemini_tls: Gemini) -> None:
+    """issue 30: production refuses TEXT on the audio-native Live models; the emulator had served it."""
+
+    async def text() -> None:
+        async with gemini_tls.client.aio.live.connect(model=AUDIO_NATIVE, config={"response_modalities": ["TEXT"]}):
+            pass
+
+    with pytest.raises(errors.APIError) as caught:
+        run(text())
+    assert caught.value.code == 1007
+    assert "The requested combination of response modalities (TEXT) is not supported by the model." in str(caught.value)
+    gemini_tls.script({"text": "Hello from the audio model."})
+
+    async def audio() -> list[types.LiveServerMessage]:
+        config = {"response_modalities": ["AUDIO"], "output_audio_transcription": {}}
+        async with gemini_tls.client.aio.live.connect(model=AUDIO_NATIVE, config=config) as s:
+            await s.send_client_content(turns={"role": "user", "parts": [{"text": "Say hello"}]})
+            return await _turn(s)
+
+    messages = run(audio())
+    spoken = [m for m in messages if m.server_content and m.server_content.model_turn]
+    assert spoken and all(p.inline_data for m in spoken for p in m.server_content.model_turn.parts)
+    heard = "".join(
+        m.server_content.output_transcription.text or ""
+        for m in messages
+        if m.server_content and m.server_content.output_transcription
+    )
+    assert heard == "Hello from the audio model."

@@ -357,6 +357,22 @@ def test_file_batch_to_completion_with_the_result_file_downloaded(gemini_shared:
     }
 
 
+def test_batch_mode_as_the_batch_guide_writes_it(gemini_shared: Gemini) -> None:
+    """issue 30: Google's batch guide uploads with `mime_type="jsonl"` (400 "Invalid mime type: jsonl" before),
+    then creates the job from the file's name; the results download as JSONL."""
+    client = gemini_shared.client
+    gemini_shared.script({"match": {"text": "guide"}, "text": "As the guide says."})
+    line = json.dumps({"key": "g1", "request": {"contents": [{"parts": [{"text": "the batch guide"}]}]}})
+    uploaded = client.files.upload(file=io.BytesIO(line.encode() + b"\n"), config={"mime_type": "jsonl"})
+    assert uploaded.name
+    job = client.batches.create(model=MODEL, src=uploaded.name)
+    done, _ = _until_done(client, job.name)
+    assert done.state == types.JobState.JOB_STATE_SUCCEEDED and done.dest.file_name
+    (result,) = [json.loads(x) for x in client.files.download(file=done.dest.file_name).splitlines()]
+    assert result["key"] == "g1"
+    assert result["response"]["candidates"][0]["content"]["parts"][0]["text"] == "As the guide says."
+
+
 def test_async_file_batch(gemini_shared: Gemini) -> None:
     line = json.dumps({"key": "only", "request": {"contents": [{"parts": [{"text": "Say hello"}]}]}}).encode()
 
