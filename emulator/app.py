@@ -101,6 +101,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         if settings.script:
             store.add(SHARED, load_script_file(settings.script))
     ctx = handlers.Context(settings, engine)
+    if settings.models:
+        ctx.start_models(load_script_file(settings.models), settings.models)
     journal = Journal(settings.journal_cap)
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
@@ -108,6 +110,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     batch_room = batches.Batches(ctx.operations)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
+    admin.models = handlers.ModelsView(ctx)
     prediction_room = prediction_jobs.PredictionJobs(batch_room.plans)  # Vertex batches walk the same schedule
     admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_room)
     # Live API sessions, resumption handles, ephemeral tokens

@@ -116,6 +116,11 @@ class Settings:
     script: str | None = _setting(
         None, "JSON (or YAML: `pip install gemini-emulator[yaml]`) file of script entries shared by every caller"
     )
+    models: str | None = _setting(
+        None,
+        "JSON (or YAML) file of models to add to the catalogue or change in it: [{name, like?, ...Model fields,"
+        " output?}] (README, \"Models the catalogue lacks\"); PUT /__emulator/models adds more at run time",
+    )
     journal_cap: int = _setting(10_000, "journal records kept; the oldest are evicted (and counted)", minimum=0)
     log_level: str = _setting(
         "warning", "server log level; no access log is written (URLs can carry `?key=`)", choices=LOG_LEVELS

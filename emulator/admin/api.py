@@ -160,6 +160,17 @@ class Schedule(Protocol):
     def clear(self, namespace: str) -> dict[str, Any]: ...
 
 
+class Models(Protocol):
+    """The user's models (wire/handlers.ModelsView): shown, set from a JSON body (ValueError: why it is refused),
+    cleared."""
+
+    def show(self) -> dict[str, Any]: ...
+
+    def set(self, body: Any) -> dict[str, Any]: ...
+
+    def clear(self) -> dict[str, Any]: ...
+
+
 class Admin:
     """Admin endpoints over the engine's script book (None: an engine that takes no script), the journal and
     the resource stores (`resources`, by collection name: filled in by the app)."""
@@ -180,6 +191,7 @@ class Admin:
         self.bodies = bodies or BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.resources: dict[str, Resources] = {}
         self.batch_schedule: Schedule | None = None  # filled in by the app
+        self.models: Models | None = None  # filled in by the app
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -197,6 +209,9 @@ class Admin:
             ("GET", "/batches"): self.show_schedule,
             ("PUT", "/batches"): self.set_schedule,
             ("DELETE", "/batches"): self.clear_schedule,
+            ("GET", "/models"): self.show_models,
+            ("PUT", "/models"): self.set_models,
+            ("DELETE", "/models"): self.clear_models,
             ("GET", "/resources"): self.list_resources,
             ("DELETE", "/resources"): self.remove_resource,
             ("PUT", "/files/state"): self.set_file_state,
@@ -390,6 +405,32 @@ class Admin:
     async def clear_schedule(self, request: Request) -> Response:
         return _json(self._schedule().clear(self._namespace(request)))
 
+    def _models(self) -> Models:
+        if self.models is None:
+            raise errors.ApiError(400, "this server serves no catalogue", status="FAILED_PRECONDITION")
+        return self.models
+
+    async def show_models(self, request: Request) -> Response:
+        """The models added through this API, and every id they serve."""
+        return _json(self._models().show())
+
+    async def set_models(self, request: Request) -> Response:
+        """Add models to the catalogue (or change its own), for every caller: [{name, like?, ...Model fields,
+        output?}] or {"models": [...]}; replaces the models set here before (the --models file's stay)."""
+        raw = await self._body(request)
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise errors.ApiError(400, "models: the body is not JSON") from None
+        try:
+            return _json(self._models().set(body))
+        except ValueError as exc:
+            raise errors.ApiError(400, str(exc)) from None
+
+    async def clear_models(self, request: Request) -> Response:
+        """Take away the models added through this API."""
+        return _json(self._models().clear())
+
     async def remove_resource(self, request: Request) -> Response:
         """Remove one of the caller's resources by its name (?name=cachedContents/abc); without a name, all of
         them (every namespace's without a credential)."""
@@ -543,6 +584,14 @@ OPENAPI: dict[str, Any] = {
                 schema="BatchSchedule",
             ),
             "delete": _op("Back to the default schedule (done within a second)"),
+        },
+        f"{PREFIX}/models": {
+            "get": _op("The models added through this API (global), and the ids they serve"),
+            "put": _op(
+                "Add models to the catalogue or change its own, for every caller: [{name, like?, ...Model fields,"
+                " output?}]; replaces those set here before",
+            ),
+            "delete": _op("Take away the models added through this API"),
         },
         f"{PREFIX}/resources": {
             "get": _op("The caller's resources (cached contents, batches...); every namespace's without a credential"),

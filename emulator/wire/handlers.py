@@ -92,6 +92,8 @@ class Context:
         self.settings = settings
         self.engine = engine
         self.catalogue = catalogue.load()
+        self.base_catalogue = self.catalogue  # with the `--models` file's models: what the admin API's are added to
+        self.user_models: list[Any] = []  # the admin API's entries (PUT /__emulator/models)
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
         # The engine's optional capabilities, asked once (an isinstance of a runtime-checkable protocol is not cheap)
@@ -112,6 +114,25 @@ class Context:
             memory_bytes=settings.files_memory_bytes,
             video_processing_s=settings.file_processing_ms / 1000,
         )
+
+    def start_models(self, entries: Any, where: str) -> list[str]:
+        """The server's own models (the `--models` file) added to the catalogue it starts with."""
+        self.base_catalogue, named = catalogue.with_models(self.base_catalogue, entries, where)
+        self._use(self.base_catalogue)
+        return named
+
+    def set_models(self, entries: Any) -> list[str]:
+        """The admin API's models on top of the server's (ValueError saying what is wrong); [] takes them away."""
+        adding, named = catalogue.with_models(self.base_catalogue, entries)
+        self.user_models = list(entries.get("models", []) if isinstance(entries, dict) else entries)
+        self._use(adding)
+        return named
+
+    def _use(self, serving: catalogue.Catalogue) -> None:
+        """Serve from `serving`: what was worked out from the catalogue before is forgotten."""
+        self.catalogue = serving
+        self._facts.clear()
+        self._plans.clear()
 
     def model_facts(self, model: str) -> ModelFacts | None:
         """The catalogue's facts about `model`; None for a model the catalogue does not hold."""
@@ -147,6 +168,30 @@ class Context:
 def _response(content: bytes, status: int, content_type: str, headers: dict[str, str]) -> Response:
     # The content type is set verbatim: Starlette would append "; charset=utf-8" to text/event-stream.
     return Body(content, status, headers | {"content-type": content_type})
+
+
+class ModelsView:
+    """The user's models as the admin API shows, sets and clears them (admin.api.Models): global, on top of the
+    catalogue and the `--models` file."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def show(self) -> dict[str, Any]:
+        added = [
+            m
+            for m in self.ctx.catalogue.models
+            if self.ctx.catalogue.models[m] is not self.ctx.base_catalogue.models.get(m)
+        ]
+        return {"models": self.ctx.user_models, "serving": added}
+
+    def set(self, body: Any) -> dict[str, Any]:
+        self.ctx.set_models(body)
+        return self.show()
+
+    def clear(self) -> dict[str, Any]:
+        self.ctx.set_models([])
+        return self.show()
 
 
 async def read_body(ctx: Context, request: Incoming, record: Record) -> Any:

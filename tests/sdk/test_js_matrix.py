@@ -52,3 +52,19 @@ def test_js_sdk(test_file: str, node_modules: Path, gemini_emulator: RunningEmul
     done = subprocess.run([*command, test_file], cwd=JS, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"node --test {test_file} failed:\n{done.stdout}\n{done.stderr}"
     assert "ℹ pass 0\n" not in done.stdout, f"{test_file} ran no test:\n{done.stdout}"
+
+
+def test_every_model_google_genai_for_node_names_is_in_the_catalogue(node_modules: Path) -> None:
+    """issue 30: the ids of @google/genai's Interactions `Model` type (its .d.ts), each served by the catalogue."""
+    import re
+
+    from gemini_emulator.wire import catalogue
+
+    typings = (node_modules / "genai3" / "dist" / "genai.d.ts").read_text(encoding="utf-8")
+    union = re.search(r'declare type Model(?:_\d+)? = ("gem[^;]+);', typings)  # the union of quoted ids
+    assert union, "@google/genai's Model type moved"
+    ids = re.findall(r'"([a-z0-9][a-z0-9.-]*)"', union.group(1))
+    assert len(ids) > 30, union.group(0)[:300]
+    c = catalogue.load()
+    known = set(c.models) | set(c.aliases) | set(c.media) | set(c.vertex_only) | c.no_longer_available
+    assert not [m for m in ids if m not in known], f"@google/genai names models the catalogue lacks: {ids}"
