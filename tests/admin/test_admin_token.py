@@ -35,6 +35,7 @@ BODIES = {
     "/files/state": {"state": "PROCESSING"},
     "/fileSearchStores/state": {"state": "STATE_PENDING"},
     "/batches": {"state": "SUCCEEDED"},
+    "/tunings": {"state": "SUCCEEDED"},
 }
 
 
