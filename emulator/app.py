@@ -19,12 +19,13 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.tunings import Tunings
 from gemini_emulator.wire import auth, handlers, live
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
-from gemini_emulator.wire.resources import batches, caches, prediction_jobs
+from gemini_emulator.wire.resources import batches, caches, prediction_jobs, tunings
 from gemini_emulator.wire.resources import dispatch as rooms
 from gemini_emulator.wire.sending import Stream
 
@@ -113,6 +114,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.models = handlers.ModelsView(ctx)
     prediction_room = prediction_jobs.PredictionJobs(batch_room.plans)  # Vertex batches walk the same schedule
     admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_room)
+    tuning_store = Tunings()  # Vertex tuningJobs, Developer tunedModels; their tuned models answer as their base
+    admin.resources["tuningJobs"] = tunings.AdminView(tuning_store)
+    admin.tuning_schedule = tunings.ScheduleView(tuning_store)
+    ctx.tuned_models = tunings.resolver(tuning_store)
     # Live API sessions, resumption handles, ephemeral tokens
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
     admin.resources["liveSessions"] = live.AdminView(sessions)
@@ -162,6 +167,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await batches.serve(ctx, batch_room, incoming, target, record)
             elif target.action == "batchPredictionJobs":
                 response = await prediction_jobs.serve(ctx, prediction_room, incoming, target, record)
+            elif target.action in tunings.ACTIONS:  # tuningJobs, tunedModels, the Registry's tuned models
+                response = await tunings.serve(ctx, tuning_store, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
                 journaled = live_tokens.redacted(bytes(response.body))  # without the token's name: a credential

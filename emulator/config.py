@@ -119,7 +119,7 @@ class Settings:
     models: str | None = _setting(
         None,
         "JSON (or YAML) file of models to add to the catalogue or change in it: [{name, like?, ...Model fields,"
-        " output?}] (README, \"Models the catalogue lacks\"); PUT /__emulator/models adds more at run time",
+        ' output?}] (README, "Models the catalogue lacks"); PUT /__emulator/models adds more at run time',
     )
     journal_cap: int = _setting(10_000, "journal records kept; the oldest are evicted (and counted)", minimum=0)
     log_level: str = _setting(

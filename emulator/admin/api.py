@@ -192,6 +192,7 @@ class Admin:
         self.resources: dict[str, Resources] = {}
         self.batch_schedule: Schedule | None = None  # filled in by the app
         self.models: Models | None = None  # filled in by the app
+        self.tuning_schedule: Schedule | None = None  # ... and the tuning jobs' (wire/resources/tunings.py)
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -212,6 +213,9 @@ class Admin:
             ("GET", "/models"): self.show_models,
             ("PUT", "/models"): self.set_models,
             ("DELETE", "/models"): self.clear_models,
+            ("GET", "/tunings"): self.show_tuning_schedule,
+            ("PUT", "/tunings"): self.set_tuning_schedule,
+            ("DELETE", "/tunings"): self.clear_tuning_schedule,
             ("GET", "/resources"): self.list_resources,
             ("DELETE", "/resources"): self.remove_resource,
             ("PUT", "/files/state"): self.set_file_state,
@@ -431,6 +435,35 @@ class Admin:
         """Take away the models added through this API."""
         return _json(self._models().clear())
 
+    def _tuning_schedule(self) -> Schedule:
+        if self.tuning_schedule is None:
+            raise errors.ApiError(400, "this server serves no tuning jobs", status="FAILED_PRECONDITION")
+        return self.tuning_schedule
+
+    async def show_tuning_schedule(self, request: Request) -> Response:
+        """The caller's schedule for the tuning jobs it creates next."""
+        return _json(self._tuning_schedule().show(self._namespace(request)))
+
+    async def set_tuning_schedule(self, request: Request) -> Response:
+        """Set the caller's tuning schedule: {pendingMs, runningMs, state, hold, error} (all optional)."""
+        schedule, name = self._tuning_schedule(), self._namespace(request)
+        raw = await self._body(request)
+        if not raw.strip():
+            raise errors.ApiError(
+                400, "tunings: the body is empty; expected {pendingMs, runningMs, state, hold, error}"
+            )
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise errors.ApiError(400, "tunings: the body is not JSON") from None
+        try:
+            return _json(schedule.set(name, body))
+        except ValueError as exc:
+            raise errors.ApiError(400, f"tunings: {exc}") from None
+
+    async def clear_tuning_schedule(self, request: Request) -> Response:
+        return _json(self._tuning_schedule().clear(self._namespace(request)))
+
     async def remove_resource(self, request: Request) -> Response:
         """Remove one of the caller's resources by its name (?name=cachedContents/abc); without a name, all of
         them (every namespace's without a credential)."""
@@ -593,6 +626,14 @@ OPENAPI: dict[str, Any] = {
             ),
             "delete": _op("Take away the models added through this API"),
         },
+        f"{PREFIX}/tunings": {
+            "get": _op("The caller's schedule for the tuning jobs it creates next"),
+            "put": _op(
+                "Set it: {pendingMs, runningMs, state: SUCCEEDED|FAILED|CANCELLED, hold, error}",
+                schema="TuningSchedule",
+            ),
+            "delete": _op("Back to the default schedule (done within a second); held jobs finish"),
+        },
         f"{PREFIX}/resources": {
             "get": _op("The caller's resources (cached contents, batches...); every namespace's without a credential"),
             "delete": _op("Remove one of the caller's resources (?name=cachedContents/ID), or all of them"),
@@ -628,6 +669,26 @@ OPENAPI: dict[str, Any] = {
                     "pendingMs": {"type": "number", "minimum": 0, "maximum": 86400000},
                     "runningMs": {"type": "number", "minimum": 0, "maximum": 86400000},
                     "state": {"enum": ["SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED"]},
+                    "hold": {"type": "boolean"},
+                    "error": {
+                        "type": ["object", "null"],
+                        "properties": {
+                            "code": {"type": "integer", "minimum": 0, "maximum": 16},
+                            "message": {"type": "string"},
+                        },
+                    },
+                },
+                "additionalProperties": False,
+            },
+            "TuningSchedule": {
+                "description": "How the caller's next tuning jobs (Vertex tuningJobs, Developer tunedModels) walk:"
+                " PENDING for pendingMs, RUNNING for runningMs, then state; hold keeps them RUNNING until the"
+                " schedule is set again without it (then they end on its state)",
+                "type": "object",
+                "properties": {
+                    "pendingMs": {"type": "number", "minimum": 0, "maximum": 86400000},
+                    "runningMs": {"type": "number", "minimum": 0, "maximum": 86400000},
+                    "state": {"enum": ["SUCCEEDED", "FAILED", "CANCELLED"]},
                     "hold": {"type": "boolean"},
                     "error": {
                         "type": ["object", "null"],

@@ -164,6 +164,13 @@ class AdminClient:
             return dict(self._call("DELETE", "/batches"))
         return dict(self._call("PUT", "/batches", json=plan))
 
+    def tuning_schedule(self, **plan: Any) -> dict[str, Any]:
+        """Set how this namespace's next tuning jobs walk (the batch schedule's fields; state "SUCCEEDED",
+        "FAILED" or "CANCELLED"); with no argument, back to the default (held jobs then finish)."""
+        if not plan:
+            return dict(self._call("DELETE", "/tunings"))
+        return dict(self._call("PUT", "/tunings", json=plan))
+
     def resources(self, kind: str | None = None) -> dict[str, list[dict[str, Any]]]:
         """This namespace's resources (cached contents, batches, files, operations) by kind."""
         params = {"kind": kind} if kind else {}

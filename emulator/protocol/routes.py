@@ -14,6 +14,10 @@ Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locatio
                 /{v1,v1beta1}/projects/{p}/locations/{l}/batchPredictionJobs[/{id}[:cancel]] (Vertex batches)
                 /{ver}/batches[/{id}[:cancel]]   (action "cachedContents" or "batches"; `method` the verb:
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
+Tunings         /{v1,v1beta1}/projects/{p}/locations/{l}/tuningJobs[/{id}[:cancel]]   /{ver}/tunedModels[/{id}[:cancel]]
+                GET /{v1,v1beta1}/projects/{p}/locations/{l}/models[/{id}] (the Model Registry's tuned models)
+                POST /{ver}/tunedModels/{id}:{method}, /{v1,v1beta1}/projects/{p}/locations/{l}/endpoints/{id}:{method}
+                (families TUNED, ENDPOINTS: a tuned model's calls; gemini_emulator.wire.resources.tunings)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
                 POST /{ver}/files (metadata-only create), POST /{ver}/files:register (Cloud Storage objects)
@@ -64,6 +68,9 @@ VERTEX = "vertex"
 REGISTRY = "vertex-models"  # the Vertex Model Registry family: projects/{p}/locations/{l}/models/{m}
 EXPRESS_MODELS = "vertex-express-models"  # /v1beta1/models/{m}: where google-genai in express mode sends `models/m`
 REGISTRIES = (REGISTRY, EXPRESS_MODELS)  # families that hold no publisher model: every call is Vertex's JSON 404
+TUNED = "developer-tuned"  # /{ver}/tunedModels/{id}:{method}: a Developer API tuned model (model "tunedModels/{id}")
+ENDPOINTS = "vertex-endpoints"  # /{ver}/projects/{p}/locations/{l}/endpoints/{id}:{method} (model "endpoints/{id}")
+TUNED_FAMILIES = (TUNED, ENDPOINTS)  # a tuned model's calls: the caller's own, resolved by its tuning job
 
 # A location the Firebase proxy routes: a multi-region word or a region ({area}-{direction}{number}), in any case
 # (only `invalid-location` is known to be refused). Vertex AI proper picks its region by host name, so a location
@@ -89,7 +96,7 @@ class Target:
     @property
     def uses_oauth(self) -> bool:
         """Vertex proper authenticates with OAuth bearer tokens; everything else takes API keys."""
-        return self.family in ("vertex", REGISTRY)
+        return self.family in ("vertex", REGISTRY, ENDPOINTS)
 
 
 _SEG = r"[^/:]+"
@@ -136,6 +143,23 @@ _POST_RULES: list[tuple[re.Pattern[str], str, str]] = [
         ),
         VERTEX,
         "firebase-vertex",
+    ),
+]
+
+# Tuned models (gemini_emulator.wire.resources.tunings): what google-genai 3.6.1's t_model keeps as written.
+_POST_RULES += [
+    (
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/(?P<model>tunedModels/{_SEG}):(?P<method>\w+)$"),
+        DEVELOPER,
+        TUNED,
+    ),
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/(?P<model>endpoints/{_SEG}):(?P<method>\w+)$"
+        ),
+        VERTEX,
+        ENDPOINTS,
     ),
 ]
 
@@ -248,6 +272,39 @@ _RESOURCE_RULES += [
         "interactions",
     ),
 ]
+# Tuning (gemini_emulator.wire.resources.tunings): Vertex tuningJobs, the Developer API's tunedModels, and the
+# Vertex Model Registry's listing and get (where google-genai lists tuned models there).
+_RESOURCE_RULES += [
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/tuningJobs(?:/(?P<resource>{_SEG})(?P<cancel>:cancel)?)?/?$"
+        ),
+        VERTEX,
+        "vertex",
+        "tuningJobs",
+    ),
+    (
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/tunedModels(?:/(?P<resource>{_SEG})(?P<cancel>:cancel)?)?/?$"),
+        DEVELOPER,
+        "developer",
+        "tunedModels",
+    ),
+    (
+        re.compile(
+            rf"^/(?P<version>{_VERTEX_VERSIONS})/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/models(?:/(?P<resource>{_SEG}))?/?$"
+        ),
+        VERTEX,
+        REGISTRY,
+        "registryModels",
+    ),
+]
+_TUNING_VERBS = {
+    "tuningJobs": frozenset({"create", "list", "get", "cancel"}),
+    "tunedModels": frozenset({"create", "list", "get", "delete", "cancel"}),
+    "registryModels": frozenset({"list", "get"}),
+}
 _COLLECTION_VERBS = {"POST": "create", "GET": "list", "HEAD": "list"}
 _ITEM_VERBS = {"GET": "get", "HEAD": "get", "PATCH": "patch", "DELETE": "delete"}
 
@@ -271,6 +328,8 @@ def _resource(http_method: str, path: str) -> Target | None:
             verb = ""
         if collection == "interactions" and verb in ("list", "patch"):
             verb = ""  # the Interactions API lists nothing and changes nothing
+        if collection in _TUNING_VERBS and verb not in _TUNING_VERBS[collection]:
+            verb = ""
         return Target(collection, backend, family, method=verb, **groups) if verb else None
     return None
 
@@ -389,6 +448,10 @@ def _match(http_method: str, path: str) -> Target | None:
     if room is not None:
         return room
     if "/cachedContents" in path or "/batches" in path or "/interactions" in path or "/batchPrediction" in path:
+        found = _resource(http_method, path)
+        if found is not None:
+            return found
+    if "/tunedModels" in path or "/tuningJobs" in path or (http_method != "POST" and "/models" in path):
         found = _resource(http_method, path)
         if found is not None:
             return found

@@ -17,7 +17,7 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import enums, errors, framing, printers, tokens
 from gemini_emulator.protocol.headers import BASE_HEADERS, SERVICE_TIER_HEADER
-from gemini_emulator.protocol.routes import DEVELOPER, REGISTRIES, SERVED_METHODS, Target
+from gemini_emulator.protocol.routes import DEVELOPER, REGISTRIES, SERVED_METHODS, TUNED_FAMILIES, Target
 from gemini_emulator.seam import (
     Chunk,
     Embedder,
@@ -114,6 +114,9 @@ class Context:
             memory_bytes=settings.files_memory_bytes,
             video_processing_s=settings.file_processing_ms / 1000,
         )
+        # A tuned model's calls (routes.TUNED_FAMILIES): the catalogue id its tuning job's base model is, for the
+        # caller's namespace, or the surface's 404; set by the tunings room (wire/resources/tunings.py).
+        self.tuned_models: Callable[[str, Target], str] | None = None
 
     def start_models(self, entries: Any, where: str) -> list[str]:
         """The server's own models (the `--models` file) added to the catalogue it starts with."""
@@ -484,6 +487,8 @@ def _resolve_call(
     ctx: Context, target: Target, body: dict[str, Any], sent: dict[str, Any], namespace: str, stream: bool
 ) -> tuple[str, errors.ApiError | None]:
     """`_resolve` for `call` (the probe built only when an engine capability is asked)."""
+    if target.family in TUNED_FAMILIES and ctx.tuned_models is not None:  # a tuned model of the caller's
+        return ctx.tuned_models(namespace, target), None
     return _resolve(ctx, target, lambda: _probe(target, body, sent, namespace, stream))
 
 

@@ -36,6 +36,7 @@ BODIES = {
     "/fileSearchStores/state": {"state": "STATE_PENDING"},
     "/batches": {"state": "SUCCEEDED"},
     "/models": [],
+    "/tunings": {"state": "SUCCEEDED"},
 }
 
 
