@@ -18,10 +18,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import orjson
+
 from gemini_emulator.stores.batches import Plan, Plans
 
 MAX_JOBS_PER_NAMESPACE = 1_000
 MAX_JOBS = 10_000
+MAX_KEPT_TOTAL = 128 << 20  # create bodies kept (each at most 64 KiB), every namespace together
 FINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})  # the final states a tuning plan may name
 
 
@@ -40,7 +43,7 @@ class TuningJob:
     tuned_model: str
     endpoint: str
     base_model: str  # the catalogue id a generate call on the tuned model is answered by
-    body: dict[str, Any]
+    kept: bytes  # the create body, training data left out, as JSON
     examples: int
     plan: Plan
     created: float  # the store's clock
@@ -48,6 +51,12 @@ class TuningJob:
     cancelled: float = 0.0
     released: float = 0.0  # when a held plan was let go (0: not)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The create body, parsed afresh for a view."""
+        parsed: dict[str, Any] = orjson.loads(self.kept)
+        return parsed
 
     def phase(self, now: float) -> tuple[str, float]:
         """The job's state by the clock (PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED) and when it entered it."""
@@ -81,6 +90,7 @@ class Tunings:
         self.clock = time.monotonic
         self._spaces: dict[str, OrderedDict[str, TuningJob]] = {}
         self._tuned: dict[str, dict[str, str]] = {}  # namespace -> tuned model or endpoint name -> job name
+        self._kept = 0  # bytes of the jobs' kept create bodies
         self._lock = threading.Lock()
 
     def wall_ns(self, at: float) -> int:
@@ -93,12 +103,15 @@ class Tunings:
             space = self._spaces.setdefault(job.namespace, OrderedDict())
             if sum(len(s) for s in self._spaces.values()) >= MAX_JOBS:
                 raise TuningsFull(f"the emulator holds {MAX_JOBS} tuning jobs, its bound; cancel or delete some")
+            if self._kept + len(job.kept) > MAX_KEPT_TOTAL:
+                raise TuningsFull(f"the emulator's tuning jobs would keep more than {MAX_KEPT_TOTAL} bytes of settings")
             if len(space) >= MAX_JOBS_PER_NAMESPACE and not self._forget_finished(space):
                 raise TuningsFull(
                     f"this caller has {MAX_JOBS_PER_NAMESPACE} unfinished tuning jobs, the emulator's bound per caller"
                 )
             job.plan, job.created, job.created_ns = self.plans.get(job.namespace), self.clock(), time.time_ns()
             space[job.name] = job
+            self._kept += len(job.kept)
             index = self._tuned.setdefault(job.namespace, {})
             index[job.tuned_model] = index[job.endpoint] = job.name
             return job
@@ -113,6 +126,7 @@ class Tunings:
 
     def _drop(self, space: OrderedDict[str, TuningJob], name: str) -> None:
         job = space.pop(name)
+        self._kept -= len(job.kept)
         index = self._tuned.get(job.namespace, {})
         index.pop(job.tuned_model, None)
         index.pop(job.endpoint, None)
@@ -168,7 +182,8 @@ class Tunings:
             if namespace is None:
                 self._spaces.clear()
                 self._tuned.clear()
+                self._kept = 0
             else:
-                self._spaces.pop(namespace, None)
+                self._kept -= sum(len(j.kept) for j in self._spaces.pop(namespace, OrderedDict()).values())
                 self._tuned.pop(namespace, None)
         self.plans.reset(namespace)

@@ -29,6 +29,7 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "shutdown_grace": ("12", 12),
     "strict": ("yes", True),
     "script": ("entries.json", "entries.json"),
+    "models": ("models.json", "models.json"),
     "journal_cap": ("5", 5),
     "log_level": ("debug", "debug"),
     "captures": ("elsewhere", "elsewhere"),

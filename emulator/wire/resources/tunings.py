@@ -93,10 +93,12 @@ def _base(ctx: Context, target: Target, model: Any) -> str:
         raise errors.invalid_argument(f"Base model {model} is not supported for tuning.") from None
 
 
-def _kept(body: dict[str, Any]) -> dict[str, Any]:
-    if len(orjson.dumps(body)) > MAX_KEPT_BYTES:
+def _kept(body: dict[str, Any]) -> bytes:
+    """The create body as the job keeps it: its JSON bytes (parsed JSON costs many times its bytes)."""
+    kept = orjson.dumps(body)
+    if len(kept) > MAX_KEPT_BYTES:
         raise errors.invalid_argument(f"gemini-emulator: a tuning job's settings may hold {MAX_KEPT_BYTES} bytes.")
-    return body
+    return kept
 
 
 def _vertex_job(ctx: Context, tunings: Tunings, namespace: str, target: Target, body: Any) -> TuningJob:
@@ -138,7 +140,7 @@ def _vertex_job(ctx: Context, tunings: Tunings, namespace: str, target: Target, 
         tuned_model=f"{parent}/models/{model_id}",
         endpoint=f"{parent}/endpoints/{endpoint_id}",
         base_model=base,
-        body=_kept(body),
+        kept=_kept(body),
         examples=0,
         plan=Plan(),
         created=0.0,
@@ -181,7 +183,7 @@ def _developer_job(ctx: Context, tunings: Tunings, namespace: str, target: Targe
         tuned_model=name,
         endpoint=name,
         base_model=base,
-        body=_kept(kept),
+        kept=_kept(kept),
         examples=len(examples),
         plan=Plan(),
         created=0.0,

@@ -48,9 +48,11 @@ def _sse_events(body: bytes) -> list[bytes]:
 
 def test_every_thinking_model_reports_thoughts_added_into_the_total(gemini_shared: Gemini) -> None:
     client = gemini_shared.client
-    media = ("-image", "-tts")  # they answer pictures and speech (tests/engines/synth/test_synth_media.py)
+    from gemini_emulator.wire import catalogue
+
+    kinds = catalogue.load()  # media models answer pictures and speech (tests/engines/synth/test_synth_media.py)
     listed = [m.name.removeprefix("models/") for m in client.models.list() if m.thinking]
-    thinking = [m for m in listed if not any(kind in m for kind in media)]
+    thinking = [m for m in listed if kinds.kind(m) == "text" and kinds.output_modalities(m)[0] == ["TEXT"]]
     assert len(thinking) > 10 and MODEL in thinking and GEMINI_3 in thinking
     for model in thinking:
         usage = _generate(client, "Why is the sky blue?", model=model).usage_metadata
