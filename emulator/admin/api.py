@@ -391,20 +391,24 @@ class Admin:
 
     async def set_schedule(self, request: Request) -> Response:
         """Set the caller's batch schedule: {pendingMs, runningMs, state, hold, error} (all optional)."""
-        schedule, name = self._schedule(), self._namespace(request)
+        return await self._set_schedule(request, self._schedule(), "batches")
+
+    async def _set_schedule(self, request: Request, schedule: Schedule, kind: str) -> Response:
+        """A schedule (`kind`: batches, tunings) set from the request's JSON body, its refusal named by kind."""
+        name = self._namespace(request)
         raw = await self._body(request)
         if not raw.strip():
             raise errors.ApiError(
-                400, "batches: the body is empty; expected {pendingMs, runningMs, state, hold, error}"
+                400, f"{kind}: the body is empty; expected {{pendingMs, runningMs, state, hold, error}}"
             )
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            raise errors.ApiError(400, "batches: the body is not JSON") from None
+            raise errors.ApiError(400, f"{kind}: the body is not JSON") from None
         try:
             return _json(schedule.set(name, body))
         except ValueError as exc:
-            raise errors.ApiError(400, f"batches: {exc}") from None
+            raise errors.ApiError(400, f"{kind}: {exc}") from None
 
     async def clear_schedule(self, request: Request) -> Response:
         return _json(self._schedule().clear(self._namespace(request)))
@@ -446,20 +450,7 @@ class Admin:
 
     async def set_tuning_schedule(self, request: Request) -> Response:
         """Set the caller's tuning schedule: {pendingMs, runningMs, state, hold, error} (all optional)."""
-        schedule, name = self._tuning_schedule(), self._namespace(request)
-        raw = await self._body(request)
-        if not raw.strip():
-            raise errors.ApiError(
-                400, "tunings: the body is empty; expected {pendingMs, runningMs, state, hold, error}"
-            )
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            raise errors.ApiError(400, "tunings: the body is not JSON") from None
-        try:
-            return _json(schedule.set(name, body))
-        except ValueError as exc:
-            raise errors.ApiError(400, f"tunings: {exc}") from None
+        return await self._set_schedule(request, self._tuning_schedule(), "tunings")
 
     async def clear_tuning_schedule(self, request: Request) -> Response:
         return _json(self._tuning_schedule().clear(self._namespace(request)))

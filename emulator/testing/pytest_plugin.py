@@ -59,6 +59,21 @@ class Gemini:
             self._client = genai.Client(api_key=self.api_key, http_options=types.HttpOptions(base_url=self.url))
         return self._client
 
+    def vertex_client(self, project: str = "demo-project", location: str = "us-central1") -> Any:
+        """A google-genai Client in Vertex AI mode pointed at the emulator, its OAuth token this test's key (so the
+        namespace, scripts and journal are the test's); google-genai (and google-auth) must be installed."""
+        import google.oauth2.credentials
+        from google import genai
+        from google.genai import types
+
+        return genai.Client(
+            vertexai=True,
+            project=project,
+            location=location,
+            credentials=google.oauth2.credentials.Credentials(token=self.api_key),
+            http_options=types.HttpOptions(base_url=self.url),
+        )
+
     def script(self, *entries: dict[str, Any], predicate: Callable[[GenerateRequest], bool] | None = None) -> None:
         """Append entries to this test's script. `predicate` (a callable on the parsed request) becomes an
         extra matcher of every entry given with it."""

@@ -8,10 +8,8 @@ import re
 from pathlib import Path
 
 import google.genai
-import google.oauth2.credentials
 import httpx
 import pytest
-from google import genai
 from google.genai import types
 
 from gemini_emulator.testing.pytest_plugin import Gemini
@@ -53,14 +51,8 @@ def test_a_new_sdk_model_answers_through_the_sdk(gemini_shared: Gemini) -> None:
     ]
 
 
-def test_vertex_veo_ga_ids_generate_videos(base_url: str) -> None:
-    vertex = genai.Client(
-        vertexai=True,
-        project="demo-project",
-        location="us-central1",
-        credentials=google.oauth2.credentials.Credentials(token="static-test-token"),
-        http_options=types.HttpOptions(base_url=base_url),
-    )
+def test_vertex_veo_ga_ids_generate_videos(gemini_shared: Gemini) -> None:
+    vertex = gemini_shared.vertex_client()
     for model in ("veo-3.1-generate-001", "veo-3.1-lite-generate-001"):
         op = vertex.models.generate_videos(model=model, prompt="A cat surfing at sunset")
         assert op.name and f"/models/{model}/operations/" in op.name

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 
-import google.oauth2.credentials
 import httpx
 import pytest
 from google import genai
@@ -20,13 +19,8 @@ DONE = {types.JobState.JOB_STATE_SUCCEEDED, types.JobState.JOB_STATE_FAILED, typ
 
 def _vertex(gemini: Gemini) -> genai.Client:
     """Vertex mode whose OAuth token is this test's key (so the namespace, schedule and journal are the test's)."""
-    return genai.Client(
-        vertexai=True,
-        project="demo-project",
-        location="us-central1",
-        credentials=google.oauth2.credentials.Credentials(token=gemini.api_key),
-        http_options=types.HttpOptions(base_url=gemini.url),
-    )
+    client: genai.Client = gemini.vertex_client()
+    return client
 
 
 def _poll(client: genai.Client, name: str) -> types.BatchJob:

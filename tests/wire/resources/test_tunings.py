@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-import google.oauth2.credentials
 import httpx
 import pytest
 from google import genai
@@ -22,14 +21,9 @@ DATASET = types.TuningDataset(gcs_uri="gs://demo-bucket/train.jsonl")
 
 
 def _vertex(gemini: Gemini) -> genai.Client:
-    """Vertex mode whose OAuth token is this test's key (so the namespace and schedule are the test's)."""
-    return genai.Client(
-        vertexai=True,
-        project="demo-project",
-        location="us-central1",
-        credentials=google.oauth2.credentials.Credentials(token=gemini.api_key),
-        http_options=types.HttpOptions(base_url=gemini.url),
-    )
+    """Vertex mode whose OAuth token is this test's key (so the namespace, schedule and journal are the test's)."""
+    client: genai.Client = gemini.vertex_client()
+    return client
 
 
 def _until(client: genai.Client, name: str, states: set[types.JobState], seconds: float = 5.0) -> types.TuningJob:
