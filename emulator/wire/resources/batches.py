@@ -248,6 +248,8 @@ async def _answer_inlined(ctx: handlers.Context, room: Batches, op: Operation, j
     results: list[bytes] = []
     held = good = 0
     for i, raw in enumerate(job.requests):
+        if _abandoned(room, op):
+            return
         answered = await _answer(ctx, op.namespace, job, i, orjson.loads(raw))
         good += "response" in answered
         shown = printers.pretty(answered)[:-1]  # its trailing newline left out: the view joins them
@@ -259,6 +261,11 @@ async def _answer_inlined(ctx: handlers.Context, room: Batches, op: Operation, j
         await asyncio.sleep(0)  # everyone else's requests between two items
     job.results, job.requests, job.size, job.counts = results, [], held, (len(results), good)
     room.operations.complete(op, response=_ANSWERED)
+
+
+def _abandoned(room: Batches, op: Operation) -> bool:
+    """The job was cancelled or deleted while it was being answered: asking the engine more is wasted."""
+    return op.cancelled or room.operations.get(op.namespace, op.name) is not op
 
 
 def _bound(mine: int, everyone: int, held: int) -> str:
@@ -287,13 +294,16 @@ async def _answer_file(ctx: handlers.Context, room: Batches, op: Operation, job:
     count = good = 0
     try:
         for i, line in enumerate(_lines(ctx.files.iter_bytes(stored), ctx.settings.max_body_bytes)):
-            if i >= MAX_REQUESTS:
+            if i >= MAX_REQUESTS or _abandoned(room, op):
                 break
             answered = await _answer_line(ctx, op, job, i, line)
             good += "response" in answered
             count += 1
             spool.write(orjson.dumps(answered) + b"\n")
             await asyncio.sleep(0)  # everyone else's requests between two lines
+        if _abandoned(room, op):
+            spool.discard()
+            return
         job.counts = (count, good)
         result = ctx.files.store(op.namespace, spool, "application/jsonl", f"{op.name}-responses", source="GENERATED")
     except (FilesFull, FileTooLarge):
