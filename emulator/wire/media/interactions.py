@@ -173,6 +173,7 @@ class _Keeper:
     namespace: str
 
     def finished(self, stored: Stored) -> None:
+        stored.view.pop("_user_steps", None)  # a run that failed or was cancelled never moved them into `steps`
         stored.finish()
         self.store.settle(self.namespace, stored)
 
