@@ -146,12 +146,7 @@ def with_models(base: Catalogue, entries: Any, where: str = "models") -> tuple[C
     model to copy (default gemini-2.5-flash: its Model resource, media kind, Live modalities), any Model field to
     change (displayName, inputTokenLimit, supportedGenerationMethods, thinking...), "output": the
     responseModalities combinations generateContent accepts ([["TEXT", "IMAGE"], ["IMAGE"]])}."""
-    if isinstance(entries, dict) and "models" in entries:
-        entries = entries["models"]
-    if not isinstance(entries, list):
-        raise ValueError(f'{where}: expected a list of models (or {{"models": [...]}})')
-    if len(entries) > MAX_USER_MODELS:
-        raise ValueError(f"{where}: at most {MAX_USER_MODELS} models, not {len(entries)}")
+    entries = entry_list(entries, where)
     models, media, live = dict(base.models), dict(base.media), dict(base.live)
     aliases = dict(base.aliases)
     named: list[str] = []
@@ -173,6 +168,17 @@ def with_models(base: Catalogue, entries: Any, where: str = "models") -> tuple[C
             live[model_id] = dict(base.live[like_id])
         named.append(model_id)
     return dataclasses.replace(base, models=models, media=media, live=live, aliases=aliases), named
+
+
+def entry_list(entries: Any, where: str = "models") -> list[Any]:
+    """The entries of a models file or admin body: a list, or {"models": [...]}; a ValueError past the bound."""
+    if isinstance(entries, dict) and "models" in entries:
+        entries = entries["models"]
+    if not isinstance(entries, list):
+        raise ValueError(f'{where}: expected a list of models (or {{"models": [...]}})')
+    if len(entries) > MAX_USER_MODELS:
+        raise ValueError(f"{where}: at most {MAX_USER_MODELS} models, not {len(entries)}")
+    return entries
 
 
 def _user_model(base: Catalogue, entry: Any, at: str) -> tuple[str, dict[str, Any], list[list[str]] | None]:

@@ -94,6 +94,7 @@ class Context:
         self.catalogue = catalogue.load()
         self.base_catalogue = self.catalogue  # with the `--models` file's models: what the admin API's are added to
         self.user_models: list[Any] = []  # the admin API's entries (PUT /__emulator/models)
+        self.user_model_ids: list[str] = []  # ... and the ids they serve
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
         # The engine's optional capabilities, asked once (an isinstance of a runtime-checkable protocol is not cheap)
@@ -126,8 +127,9 @@ class Context:
 
     def set_models(self, entries: Any) -> list[str]:
         """The admin API's models on top of the server's (ValueError saying what is wrong); [] takes them away."""
-        adding, named = catalogue.with_models(self.base_catalogue, entries)
-        self.user_models = list(entries.get("models", []) if isinstance(entries, dict) else entries)
+        listed = catalogue.entry_list(entries)
+        adding, named = catalogue.with_models(self.base_catalogue, listed)
+        self.user_models, self.user_model_ids = listed, named
         self._use(adding)
         return named
 
@@ -181,12 +183,7 @@ class ModelsView:
         self.ctx = ctx
 
     def show(self) -> dict[str, Any]:
-        added = [
-            m
-            for m in self.ctx.catalogue.models
-            if self.ctx.catalogue.models[m] is not self.ctx.base_catalogue.models.get(m)
-        ]
-        return {"models": self.ctx.user_models, "serving": added}
+        return {"models": self.ctx.user_models, "serving": self.ctx.user_model_ids}
 
     def set(self, body: Any) -> dict[str, Any]:
         self.ctx.set_models(body)
