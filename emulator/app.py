@@ -20,7 +20,7 @@ from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_en
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.tunings import Tunings
-from gemini_emulator.wire import auth, handlers, live
+from gemini_emulator.wire import auth, cors, handlers, live
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import imagen, interactions, veo
@@ -129,13 +129,18 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     hosts = allowed_hosts(settings)  # the DNS rebinding guard's names (None: bound to a non-loopback address)
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
-        """One HTTP request, whatever its method and path, answered: the URL grammar decides, not a route pattern
-        (a pattern would answer a newline in the path or an unusual method with Starlette's plain-text errors)."""
+        """One HTTP request, whatever its method and path, answered: the admin API under its literal prefix
+        (/%5F%5Femulator/... is an ordinary, unknown, Gemini path), the rest through the data plane's CORS rules."""
         path = scope["path"]
-        # The admin API only under its literal prefix: /%5F%5Femulator/... is an ordinary (unknown) Gemini path.
         if path.startswith(PREFIX) and scope.get("raw_path", admin_prefix).startswith(admin_prefix):
             await (await admin.dispatch(Request(scope, receive), path))(scope, receive, send)
             return
+        await data_plane(scope, receive, send)
+
+    async def api_call(scope: Scope, receive: Receive, send: Send) -> None:
+        """One Gemini API request answered: the URL grammar decides, not a route pattern (a pattern would answer
+        a newline in the path or an unusual method with Starlette's plain-text errors)."""
+        path = scope["path"]
         incoming = Incoming.of(scope, receive)
         record = journal.begin(incoming.method, path, incoming.query, scope["headers"])
         target = routes.match(incoming.method, path)
@@ -144,6 +149,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             refusal = rebound_host(hosts, incoming.headers.get("host"))
             if refusal is not None:
                 raise refusal
+            if settings.app_check and target is not None and target.family in auth.FIREBASE_FAMILIES:
+                record.namespace = auth.caller_namespace(incoming.headers, incoming.query, settings.admin_token)
+                auth.require_app_check(target, incoming.headers)  # --app-check: production's 401 without a token
             if target is not None and target.action == "call" and target.method in HANDLERS_ALONE:  # the usual call
                 response = await handlers.call(ctx, incoming, target, record)
             elif target is None:
@@ -189,6 +197,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         else:
             journal.finish(record, response.status_code, bytes(response.body) if journaled is None else journaled)
         await response(scope, receive, send)
+
+    data_plane = cors.data_plane(api_call, settings.cors_origins)  # preflights answered, allowed origins named
 
     async def every_request(scope: Scope, receive: Receive, send: Send) -> None:
         """Every HTTP or WebSocket request (the router's default, for whatever reaches the router)."""

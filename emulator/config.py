@@ -95,6 +95,17 @@ class Settings:
         " that passes its own Host); any other name is refused, a DNS rebinding guard",
         shown="loopback names only",
     )
+    cors_origins: str = _setting(
+        "loopback",
+        "web pages that may call the Gemini API paths and read the answers (CORS): `loopback` (pages on localhost,"
+        " 127.0.0.1 or [::1], any port), comma-separated origins (`http://localhost:5173,loopback`), `*` (any page:"
+        " it reads what the key it sends can read) or `off`; the admin API answers no other origin whatever this says",
+    )
+    app_check: bool = _setting(
+        False,
+        "Firebase AI Logic paths refuse a request without an `X-Firebase-AppCheck` token with production's 401, to"
+        " test an app's App Check wiring (any token is accepted; none is verified)",
+    )
     engine: str = _setting("scripted", "answer engine (`gemini-emulator engines` lists them)")
     api_key: str | None = _setting(
         None,

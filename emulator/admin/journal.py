@@ -3,8 +3,9 @@
 Each record holds time, namespace, HTTP method, path, query, headers, the parsed body, the RPC and model,
 which script entry answered (or "zero-config"), the status, and the response body as sent (streams
 included), media in either body by its size (`elide_media`), not its bytes. API keys, bearer tokens, App Check
-tokens and cookies never enter it: header values and the `key` query parameter are replaced by "REDACTED", and
-namespaces are named by a digest of the credential.
+tokens and cookies never enter it: header values and the `key` query parameter are replaced by "REDACTED" (an
+Authorization header keeps its scheme: "Bearer REDACTED", "Firebase REDACTED"), and namespaces are named by a
+digest of the credential.
 
 The journal is bounded twice: by its record cap (--journal-cap) and by MAX_BYTES of stored bodies; a request body,
 like a response body, keeps its first MiB. Past either bound the oldest record of the namespace holding the most
@@ -89,11 +90,20 @@ def redact_headers(raw: RawHeaders) -> dict[str, str]:
     known = _HEADER_SETS.get(key)
     if known is not None:
         return known
-    redacted = {_shared(k): REDACTED if k in _SECRET_NAMES else _shared(v) for k, v in raw}
+    redacted = {_shared(k): _redacted(k, v) if k in _SECRET_NAMES else _shared(v) for k, v in raw}
     if len(_HEADER_SETS) >= _HEADER_SETS_MAX:
         _HEADER_SETS.clear()
     _HEADER_SETS[key] = redacted
     return redacted
+
+
+def _redacted(name: bytes, value: bytes) -> str:
+    """A secret header's journaled value: "REDACTED", after the scheme of an Authorization header ("Bearer
+    REDACTED", "Firebase REDACTED": which credential a call carried, never the credential)."""
+    scheme, space, _ = value.partition(b" ")
+    if name == b"authorization" and space and scheme.isalpha() and len(scheme) <= 16:
+        return f"{scheme.decode('ascii')} {REDACTED}"
+    return REDACTED
 
 
 _STRINGS: dict[bytes, str] = {}

@@ -86,6 +86,17 @@ def unregistered_caller() -> ApiError:
     return ApiError(403, UNREGISTERED_CALLER)
 
 
+# No recording of Firebase AI Logic refusing a request under App Check enforcement exists; Google's front end
+# answers other Firebase services' App Check failures with this 401 (firebase-js-sdk's storage module recognises
+# its text), so it is the best-known refusal (docs/conformance.md, "App Check").
+APP_CHECK_INVALID = "Firebase App Check token is invalid."
+
+
+def app_check_invalid() -> ApiError:
+    """A Firebase AI Logic request without a usable App Check token while enforcement is on (a guess, above)."""
+    return ApiError(401, APP_CHECK_INVALID, status="UNAUTHENTICATED")
+
+
 def api_key_invalid(service: str = "generativelanguage.googleapis.com") -> ApiError:
     """A key that the emulator was told to reject (Firebase fixture unary-failure-api-key.json)."""
     return ApiError(

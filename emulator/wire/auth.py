@@ -11,11 +11,14 @@ MAX_NAMESPACE_CHARS characters; with an admin token configured only a caller tha
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping
 from functools import lru_cache
+
+import orjson
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import DEVELOPER, Target
@@ -65,6 +68,31 @@ def authenticate(target: Target, headers: Mapping[str, str], query: Mapping[str,
         service = "aiplatform.googleapis.com" if target.backend == "vertex" else "generativelanguage.googleapis.com"
         raise errors.api_key_invalid(service)
     return token or key
+
+
+APP_CHECK_HEADER = "x-firebase-appcheck"
+FIREBASE_FAMILIES = frozenset({"firebase-developer", "firebase-vertex"})
+
+
+def require_app_check(target: Target, headers: Mapping[str, str]) -> None:
+    """Under `--app-check`, a Firebase AI Logic call's refusal when it carries no usable App Check token: none, an
+    empty one, or the placeholder the Firebase SDKs send when they could not get one (base64 of a JSON object
+    holding "error"). Any other token is accepted: the emulator verifies none."""
+    if target.family not in FIREBASE_FAMILIES:
+        return
+    token = headers.get(APP_CHECK_HEADER, "").strip()
+    if not token or _placeholder(token):
+        raise errors.app_check_invalid()
+
+
+def _placeholder(token: str) -> bool:
+    if len(token) > 256 or "." in token:  # App Check tokens are JWTs (dotted); placeholders are short base64
+        return False
+    try:
+        decoded = orjson.loads(base64.b64decode(token + "=" * (-len(token) % 4), validate=False))
+    except (ValueError, orjson.JSONDecodeError):
+        return False
+    return isinstance(decoded, dict) and "error" in decoded
 
 
 NAMESPACE_HEADER = "x-emulator-namespace"

@@ -250,7 +250,7 @@ def test_keys_and_tokens_never_reach_the_journal_or_the_log(
     ]
     assert listed[2]["query"] == {"key": "REDACTED"} and listed[3]["query"] == {"key": "REDACTED"}
     assert {listed[3]["headers"][h] for h in ("x-goog-api-key", "x-firebase-appcheck", "cookie")} == {"REDACTED"}
-    assert listed[4]["headers"]["authorization"] == "REDACTED"
+    assert listed[4]["headers"]["authorization"] == "Bearer REDACTED"  # the scheme, never the token
     assert listed[4]["path"].startswith("/v1beta1/projects/demo-project/locations/us-central1/publishers/google/")
     assert listed[5]["headers"]["x-goog-api-key"] == "REDACTED"
     assert len(journal(gemini.url, {"authorization": f"Bearer {token}"})["records"]) == 1

@@ -22,6 +22,8 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "host": ("::1", "::1"),
     "port": ("9123", 9123),
     "allowed_hosts": ("proxy.example,other.example", "proxy.example,other.example"),
+    "cors_origins": ("http://localhost:5173,loopback", "http://localhost:5173,loopback"),
+    "app_check": ("on", True),
     "engine": ("replay", "replay"),
     "api_key": ("sekrit-api-key-1", "sekrit-api-key-1"),
     "max_body_bytes": ("1024", 1024),
