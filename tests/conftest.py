@@ -62,6 +62,7 @@ MARKERS_BY_PATH: dict[str, tuple[str, ...]] = {
     "engines/openai/test_openai_e2e.py": ("js",),  # aimock, a Node server, as the upstream
     "engines/openai/test_openai_live.py": ("live",),  # a real OpenAI-compatible upstream
     "admin/test_inspector.py": ("browser",),  # chromium driven by playwright
+    "browser": ("browser", "js"),  # web pages in chromium, the web SDKs bundled from tests/js (npm)
 }
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from browser_env import chromium
 from google import genai
 from google.genai import types
 
@@ -36,19 +36,7 @@ def gemini(gemini_fresh: Gemini) -> Gemini:
     return gemini_fresh
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SCREENSHOT = Path(__file__).resolve().parents[2] / "build" / "inspector.png"
-WAIT_MS = 20_000  # how long Playwright waits for the page to show something (a bound, not a speed check)
 MODEL = "gemini-2.5-flash"
 STREAM = f"/v1beta/models/{MODEL}:streamGenerateContent"
 GENERATE = f"/v1beta/models/{MODEL}:generateContent"
@@ -124,17 +112,8 @@ def test_with_an_admin_token_the_page_is_open_and_its_data_is_not() -> None:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's chromium under Playwright (no browser download: the system binary)."""
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing: CI must install Debian's chromium (.ci/run does)")
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); CI installs it and runs this test")
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=WAIT_MS)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 class Watched:

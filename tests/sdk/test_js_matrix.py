@@ -1,44 +1,30 @@
 """The JavaScript half of the cross-SDK matrix: real Node SDKs (tests/js/*.test.mjs) against the session's emulator.
 
-`npm ci` runs once per tests/js/package-lock.json (a stamp in node_modules records the lock's digest); each test
-file then runs under Node's own test runner with EMULATOR_URL set, and this test fails with Node's report when any
-of its tests fails. With SDK_MATRIX_RESULTS set (`make sdk-matrix`), Node also writes JUnit XML there, one file per
-test file, for tools/gen_sdk_matrix.py.
+`npm ci` runs once per tests/js/package-lock.json (tests/node_env.py); each test file then runs under Node's own
+test runner with EMULATOR_URL set, and this test fails with Node's report when any of its tests fails. With
+SDK_MATRIX_RESULTS set (`make sdk-matrix`), Node also writes JUnit XML there, one file per test file, for
+tools/gen_sdk_matrix.py.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from node_env import JS, NODE, NPM, ensure_node_modules
 
 from gemini_emulator.testing.server import RunningEmulator
-
-JS = Path(__file__).resolve().parents[1] / "js"
-LOCK = JS / "package-lock.json"
-STAMP = JS / "node_modules" / ".package-lock.sha256"
-NODE, NPM = shutil.which("node"), shutil.which("npm")
 
 pytestmark = pytest.mark.skipif(not (NODE and NPM), reason="node and npm are needed for the JavaScript SDK matrix")
 
 
 @pytest.fixture(scope="session")
 def node_modules(announce: Callable[[str], None]) -> Path:
-    """tests/js/node_modules as the lock file pins it, installed with `npm ci` only when the lock changed."""
-    digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()
-    if not STAMP.exists() or STAMP.read_text() != digest:
-        announce(f"npm ci in {JS} (the JavaScript SDKs; once per lock file, about a minute)")
-        done = subprocess.run(
-            [NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=JS, capture_output=True, text=True
-        )
-        assert done.returncode == 0, f"npm ci failed:\n{done.stdout}\n{done.stderr}"
-        STAMP.write_text(digest)
-    return JS / "node_modules"
+    """tests/js/node_modules as the lock file pins it (node_env.ensure_node_modules)."""
+    return ensure_node_modules(announce)
 
 
 @pytest.mark.parametrize("test_file", sorted(p.name for p in JS.glob("*.test.mjs")))
