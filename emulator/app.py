@@ -65,9 +65,10 @@ _QUIET = _QuietDrops()
 logging.getLogger("uvicorn.error").addFilter(_QUIET)
 
 
-def _host_of(scope: Scope) -> str | None:
+def _header(scope: Scope, wanted: bytes) -> str | None:
+    """A request header's value from the ASGI scope (None without one)."""
     for name, value in scope["headers"]:
-        if name == b"host":
+        if name == wanted:
             return str(value.decode("latin-1"))
     return None
 
@@ -198,12 +199,15 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             journal.finish(record, response.status_code, bytes(response.body) if journaled is None else journaled)
         await response(scope, receive, send)
 
-    data_plane = cors.data_plane(api_call, settings.cors_origins)  # preflights answered, allowed origins named
+    pages = cors.origins(settings.cors_origins)  # the web pages that may call the data plane (None: CORS off)
+    data_plane = cors.data_plane(api_call, pages)  # preflights answered, allowed origins named
 
     async def every_request(scope: Scope, receive: Receive, send: Send) -> None:
         """Every HTTP or WebSocket request (the router's default, for whatever reaches the router)."""
         if scope["type"] == "websocket":  # the Live API's room (gemini_emulator.wire.live)
-            if rebound_host(hosts, _host_of(scope)) is not None:
+            if rebound_host(hosts, _header(scope, b"host")) is not None or cors.socket_refused(
+                pages, _header(scope, b"origin")
+            ):
                 await send({"type": "websocket.close", "code": 1008})  # before the handshake: a 403
                 return
             await live.serve(ctx, sessions, journal, scope, receive, send)

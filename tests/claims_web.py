@@ -46,6 +46,18 @@ WEB_CLAIMS: list[Claim] = [
         source="emulator-only surface (docs/security.md)",
     ),
     Claim(
+        "web-live-origin",
+        "the Live API's WebSocket handshake with an Origin",
+        "A handshake from a page the CORS rules keep out (any page with CORS off) is refused with a 403 before the "
+        "upgrade; an allowed page, or a client sending no Origin, opens its session",
+        (
+            _C + "test_a_live_session_from_a_loopback_page_opens",
+            _C + "test_a_live_session_from_another_site_is_refused",
+        ),
+        source="emulator-only guard: browsers apply no CORS to WebSockets (RFC 6455 leaves Origin to the server)",
+        divergence="production accepts any origin on its Live endpoint",
+    ),
+    Claim(
         "web-cors-off",
         "--cors-origins off",
         "No preflight is answered: a page on another origin cannot call the emulator (the browser's Failed to "

@@ -16,6 +16,8 @@ Starlette's CORSMiddleware does the protocol; this module decides its rules from
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
@@ -42,9 +44,21 @@ EXPOSED = (
 )
 
 
-def rules(setting: str) -> tuple[list[str], str | None] | None:
-    """The origins listed and the pattern allowed by a `--cors-origins` value; None when CORS is off. A value
-    that is no origin (a path, another scheme, a typo) is a one-line ValueError naming the setting."""
+@dataclass(frozen=True)
+class Origins:
+    """The pages `--cors-origins` lets in: origins listed exactly, and the pattern of `loopback` or `*`."""
+
+    listed: tuple[str, ...]
+    pattern: str | None
+
+    def allows(self, origin: str) -> bool:
+        """Whether a page of `origin` (a request's Origin header) may call the data plane."""
+        return origin in self.listed or (self.pattern is not None and re.fullmatch(self.pattern, origin) is not None)
+
+
+def origins(setting: str) -> Origins | None:
+    """The pages a `--cors-origins` value lets in; None when CORS is off. A value that is no origin (a path,
+    another scheme, a typo) is a one-line ValueError naming the setting."""
     words = [word.strip() for word in setting.split(",") if word.strip()]
     if not words or words == [OFF]:
         return None
@@ -52,12 +66,12 @@ def rules(setting: str) -> tuple[list[str], str | None] | None:
     patterns: list[str] = []
     for word in words:
         if word == ANY:
-            return [], ANY_PATTERN
+            return Origins((), ANY_PATTERN)
         if word == LOOPBACK:
             patterns.append(LOOPBACK_PATTERN)
             continue
         listed.append(_origin(word))
-    return listed, "|".join(patterns) or None
+    return Origins(tuple(listed), "|".join(patterns) or None)
 
 
 def _origin(word: str) -> str:
@@ -74,17 +88,15 @@ def _origin(word: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
-def data_plane(app: ASGIApp, setting: str) -> ASGIApp:
+def data_plane(app: ASGIApp, allowed: Origins | None) -> ASGIApp:
     """`app` (the Gemini API paths) answering preflights and naming allowed origins on its answers, streams
-    included; `app` itself when CORS is off."""
-    chosen = rules(setting)
-    if chosen is None:
+    included; `app` itself when CORS is off (`allowed` None)."""
+    if allowed is None:
         return app
-    listed, pattern = chosen
     browser = CORSMiddleware(
         app,
-        allow_origins=listed,
-        allow_origin_regex=pattern,
+        allow_origins=allowed.listed,
+        allow_origin_regex=allowed.pattern,
         allow_methods=METHODS,
         allow_headers=[ANY],  # the requested headers echoed: SDKs add their own (x-goog-api-client, x-firebase-*)
         expose_headers=EXPOSED,
@@ -92,6 +104,13 @@ def data_plane(app: ASGIApp, setting: str) -> ASGIApp:
         allow_private_network=True,  # Chrome's preflight for a public page calling loopback, when one is allowed
     )
     return BrowserCalls(app, browser)
+
+
+def socket_refused(allowed: Origins | None, origin: str | None) -> bool:
+    """Whether a WebSocket handshake (the Live API) comes from a page the CORS rules keep out. Browsers send
+    `Origin` on every handshake and apply no CORS to WebSockets, so the server must: the same rule as the HTTP
+    paths (with CORS off, no page at all). A client that sends no Origin (SDKs outside a browser) is served."""
+    return origin is not None and (allowed is None or not allowed.allows(origin))
 
 
 class BrowserCalls:

@@ -8,12 +8,16 @@ origin again. Requests without an Origin (SDKs outside a browser, curl) keep pro
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 from gemini_emulator.admin.api import PREFIX
 from gemini_emulator.config import Settings
@@ -175,7 +179,7 @@ def test_a_listed_origin_and_no_other(servers: dict[str, RunningEmulator]) -> No
 @pytest.mark.parametrize("value", ["localhost:5173", "ftp://x.example", "http://x.example/path", "http://x:port"])
 def test_a_setting_that_is_no_origin_says_so(value: str) -> None:
     with pytest.raises(ValueError, match="--cors-origins"):
-        cors.rules(value)
+        cors.origins(value)
 
 
 def test_the_cli_refuses_a_bad_origin_in_one_line() -> None:
@@ -241,3 +245,35 @@ def test_the_journal_shows_which_firebase_credentials_came_never_their_values(
     assert headers["x-firebase-appcheck"] == "REDACTED" and headers["authorization"] == "Firebase REDACTED"
     assert headers["x-firebase-appid"] == "1:123:web:abc"
     assert not any(secret in journal.text for secret in secrets)
+
+
+# --- the Live API's WebSocket: browsers apply no CORS to it, so the server applies the same rule -------------------
+
+LIVE = "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=page-key"
+SETUP = {"setup": {"model": "models/gemini-2.5-flash-native-audio-latest"}}
+
+
+def live_setup(server: RunningEmulator, origin: str | None) -> int | dict[str, Any]:
+    """The first message of a Live session opened with `origin` (websockets sends none unless told), or the HTTP
+    status its handshake was refused with."""
+    url = server.url.replace("http", "ws", 1) + LIVE
+    try:
+        with connect(url, origin=origin, open_timeout=10) as socket:  # type: ignore[arg-type]
+            socket.send(json.dumps(SETUP))
+            first: dict[str, Any] = json.loads(socket.recv(timeout=10))
+            return first
+    except InvalidStatus as refused:
+        return refused.response.status_code
+
+
+def test_a_live_session_from_a_loopback_page_opens(servers: dict[str, RunningEmulator]) -> None:
+    assert live_setup(servers["default"], PAGE) == {"setupComplete": {}}
+    assert live_setup(servers["default"], None) == {"setupComplete": {}}  # SDKs outside a browser send no Origin
+
+
+def test_a_live_session_from_another_site_is_refused(servers: dict[str, RunningEmulator]) -> None:
+    assert live_setup(servers["default"], "https://evil.example") == 403
+    assert live_setup(servers["listed"], PAGE) == 403
+    assert live_setup(servers["listed"], "https://app.example:8443") == {"setupComplete": {}}
+    assert live_setup(servers["off"], PAGE) == 403  # CORS off: no page at all
+    assert live_setup(servers["off"], None) == {"setupComplete": {}}
