@@ -25,7 +25,7 @@ from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
-from gemini_emulator.wire.resources import batches, caches, prediction_jobs, tunings
+from gemini_emulator.wire.resources import batches, caches, prediction_jobs, tunings, voices
 from gemini_emulator.wire.resources import dispatch as rooms
 from gemini_emulator.wire.sending import Stream
 
@@ -119,6 +119,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["tuningJobs"] = tunings.AdminView(tuning_store)
     admin.tuning_schedule = tunings.ScheduleView(tuning_store)
     ctx.tuned_models = tunings.resolver(tuning_store)
+    admin.resources["voices"] = voices.AdminView(ctx.voices)
     # Live API sessions, resumption handles, ephemeral tokens
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
     admin.resources["liveSessions"] = live.AdminView(sessions)
@@ -178,6 +179,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await prediction_jobs.serve(ctx, prediction_room, incoming, target, record)
             elif target.action in tunings.ACTIONS:  # tuningJobs, tunedModels, the Registry's tuned models
                 response = await tunings.serve(ctx, tuning_store, incoming, target, record)
+            elif target.action == "voices":
+                response = await voices.serve(ctx, ctx.voices, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
                 journaled = live_tokens.redacted(bytes(response.body))  # without the token's name: a credential

@@ -15,6 +15,7 @@ Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locatio
                 /{ver}/batches[/{id}[:cancel]]   (action "cachedContents" or "batches"; `method` the verb:
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
 Tunings         /{v1,v1beta1}/projects/{p}/locations/{l}/tuningJobs[/{id}[:cancel]]   /{ver}/tunedModels[/{id}[:cancel]]
+Voices          /{ver}/voices[/{id}]                                  (gemini_emulator.wire.resources.voices)
                 GET /{v1,v1beta1}/projects/{p}/locations/{l}/models[/{id}] (the Model Registry's tuned models)
                 POST /{ver}/tunedModels/{id}:{method}, /{v1,v1beta1}/projects/{p}/locations/{l}/endpoints/{id}:{method}
                 (families TUNED, ENDPOINTS: a tuned model's calls; gemini_emulator.wire.resources.tunings)
@@ -300,7 +301,28 @@ _RESOURCE_RULES += [
         "registryModels",
     ),
 ]
-_TUNING_VERBS = {
+# Voices (gemini_emulator.wire.resources.voices): google-genai 3.6.1's client.voices (its _gaos/voices.py).
+_RESOURCE_RULES += [
+    (
+        re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/voices(?:/(?P<resource>{_SEG}))?/?$"),
+        DEVELOPER,
+        "developer",
+        "voices",
+    ),
+]
+# A word of every _RESOURCE_RULES path (the Model Registry's aside): a path with none is no resource's.
+_RESOURCE_WORDS = (
+    "/cachedContents",
+    "/batches",
+    "/interactions",
+    "/batchPrediction",
+    "/tunedModels",
+    "/tuningJobs",
+    "/voices",
+)
+# The verbs a collection serves, where it serves fewer than create, list, get, patch and delete.
+_SERVED_VERBS = {
+    "voices": frozenset({"create", "list", "get", "delete"}),
     "tuningJobs": frozenset({"create", "list", "get", "cancel"}),
     "tunedModels": frozenset({"create", "list", "get", "delete", "cancel"}),
     "registryModels": frozenset({"list", "get"}),
@@ -328,7 +350,7 @@ def _resource(http_method: str, path: str) -> Target | None:
             verb = ""
         if collection == "interactions" and verb in ("list", "patch"):
             verb = ""  # the Interactions API lists nothing and changes nothing
-        if collection in _TUNING_VERBS and verb not in _TUNING_VERBS[collection]:
+        if collection in _SERVED_VERBS and verb not in _SERVED_VERBS[collection]:
             verb = ""
         return Target(collection, backend, family, method=verb, **groups) if verb else None
     return None
@@ -447,11 +469,7 @@ def _match(http_method: str, path: str) -> Target | None:
     room = _room(http_method, path)
     if room is not None:
         return room
-    if "/cachedContents" in path or "/batches" in path or "/interactions" in path or "/batchPrediction" in path:
-        found = _resource(http_method, path)
-        if found is not None:
-            return found
-    if "/tunedModels" in path or "/tuningJobs" in path or (http_method != "POST" and "/models" in path):
+    if any(word in path for word in _RESOURCE_WORDS) or (http_method != "POST" and "/models" in path):
         found = _resource(http_method, path)
         if found is not None:
             return found

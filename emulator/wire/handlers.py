@@ -31,6 +31,7 @@ from gemini_emulator.stores.caches import CacheStore
 from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.files import FileStore
 from gemini_emulator.stores.operations import OperationStore
+from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
     auth,
     catalogue,
@@ -42,6 +43,7 @@ from gemini_emulator.wire import (
     sending,
     tool_rules,
     validate,
+    voice_rules,
 )
 from gemini_emulator.wire.bodies import BodyReader
 from gemini_emulator.wire.draining import Drain, shutting_down
@@ -106,6 +108,7 @@ class Context:
         # look-up), with the target kept beside its plan, so that no other target takes its id while it is here
         self._plans: dict[int, tuple[Target, CallPlan]] = {}
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
+        self.voices = Voices()  # custom voices, per namespace (wire/resources/voices.py serves them)
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
         # file search stores and their documents (wire/resources/file_search.py serves them)
@@ -362,6 +365,9 @@ def prepare_generation(
         model_rules.check(model, gen.thinking, body, target.backend, text_only)
         schema_rules.check(body)
         tool_rules.check(body, text_only)
+        speech = (body.get("generationConfig") or {}).get("speechConfig")
+        if speech is not None:
+            voice_rules.check_speech(ctx.voices, namespace, speech)
     builder = responses.ResponseBuilder(
         target.backend,
         model,

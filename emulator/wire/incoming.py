@@ -24,13 +24,21 @@ _NO_QUERY: dict[str, str] = {}
 @dataclass(slots=True)
 class Incoming:
     """One request: `headers` keeps the first value of a repeated name (as Starlette's `Headers.get`), `query`
-    the last (as its `QueryParams`). Both are shared between requests: read them, never change them."""
+    the last (as its `QueryParams`); `query_string` is the query as sent, for a parameter given more than once.
+    Both dicts are shared between requests: read them, never change them."""
 
     method: str
     path: str
     headers: dict[str, str]
     query: dict[str, str]
     receive: Receive
+    query_string: bytes = b""
+
+    def query_values(self, name: str) -> list[str]:
+        """Every value of a query parameter, in the order sent (`?language_code=a&language_code=b`)."""
+        if not self.query_string:
+            return []
+        return [value for key, value in parse_qsl(self.query_string.decode("latin-1")) if key == name]
 
     @classmethod
     def of(cls, scope: Scope, receive: Receive) -> Incoming:
@@ -41,7 +49,7 @@ class Incoming:
         query = _QUERIES.get(query_string) if query_string else _NO_QUERY
         if query is None:
             query = query_of(query_string)
-        return cls(scope["method"], scope["path"], headers, query, receive)
+        return cls(scope["method"], scope["path"], headers, query, receive, query_string)
 
 
 def headers_of(raw: RawHeaders) -> dict[str, str]:

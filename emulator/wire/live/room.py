@@ -24,7 +24,7 @@ from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.framing import DropConnection
 from gemini_emulator.protocol.routes import LIVE_CONSTRAINED, Target
 from gemini_emulator.stores.live import LiveStore
-from gemini_emulator.wire import auth, handlers, validate
+from gemini_emulator.wire import auth, handlers, validate, voice_rules
 from gemini_emulator.wire.live import closing, fields, speaking
 from gemini_emulator.wire.live.closing import Close
 from gemini_emulator.wire.live.listening import DEFAULT_SILENCE_MS, Listener
@@ -210,6 +210,12 @@ class Session(Turns):
         asked = [str(m) for m in (setup.get("generationConfig") or {}).get("responseModalities") or ["AUDIO"]]
         if accepted is not None and sorted(asked) not in [sorted(c) for c in accepted]:
             raise closing.invalid(errors.live_modalities_refused(asked))
+        try:
+            voice_rules.check_speech(
+                self.ctx.voices, self.namespace, (setup.get("generationConfig") or {}).get("speechConfig")
+            )
+        except errors.ApiError as error:
+            raise closing.invalid(error.message) from None
         self.setup = setup
         self.store.update(self.session_id, model=model_id)
         resumption = setup.get("sessionResumption")

@@ -65,8 +65,9 @@ class Turns:
 
     def _voice(self) -> str:
         speech = (self.setup.get("generationConfig") or {}).get("speechConfig") or {}
-        voice = (speech.get("voiceConfig") or {}).get("prebuiltVoiceConfig") or {}
-        return str(voice.get("voiceName") or "")
+        config = speech.get("voiceConfig") or {}
+        prebuilt = config.get("prebuiltVoiceConfig") or {}
+        return str(prebuilt.get("voiceName") or config.get("voice") or "")  # `voice`: a stored voice's id too
 
     def _request_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"contents": list(self.contents)}
