@@ -23,7 +23,7 @@ from gemini_emulator.stores.tunings import Tunings
 from gemini_emulator.wire import auth, cors, handlers, live
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
-from gemini_emulator.wire.media import imagen, interactions, veo
+from gemini_emulator.wire.media import decisions, imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
 from gemini_emulator.wire.resources import batches, caches, prediction_jobs, tunings, voices
 from gemini_emulator.wire.resources import dispatch as rooms
@@ -179,6 +179,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await prediction_jobs.serve(ctx, prediction_room, incoming, target, record)
             elif target.action in tunings.ACTIONS:  # tuningJobs, tunedModels, the Registry's tuned models
                 response = await tunings.serve(ctx, tuning_store, incoming, target, record)
+            elif target.action == "decisions":  # asked of the engine as a generate call
+                response = await decisions.create(ctx, incoming, target, record)
             elif target.action == "voices":
                 response = await voices.serve(ctx, ctx.voices, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API

@@ -1,10 +1,11 @@
-"""Claims of issue 33: the 2026 platform resources (voices here; webhooks in claims_webhooks.py)."""
+"""Claims of issue 33: the 2026 platform resources (voices and decisions here; webhooks in claims_webhooks.py)."""
 
 from __future__ import annotations
 
 from claim_type import Claim
 
 _V = "tests/wire/resources/test_voices.py::"
+_D = "tests/wire/test_decisions.py::"
 _SDK = "google-genai 3.6.1 _gaos/voices.py, _gaos/types/voices, tests/gaos/test_voices_lifecycle.py"
 
 PLATFORM_CLAIMS: list[Claim] = [
@@ -54,5 +55,23 @@ PLATFORM_CLAIMS: list[Claim] = [
         source="google-genai 3.6.1 types.VoiceConfig.voice; _gaos voice_output.py (pass the id to "
         "SpeechConfig.voice_config.voice)",
         divergence="best-known: the refusal's wording and status",
+    ),
+    Claim(
+        "decisions-create",
+        "POST /{ver}/decisions",
+        "Each question (noul, choice, score) answered through the engine seam: a noul's P(true) in [0.01, 0.99] "
+        "with confidence max(noul, 1-noul); a choice's and a score's normalised probabilities, confidence the "
+        "highest, a score's expected level and its legend; usage as the Interactions API prints it; a script "
+        "entry's JSON text decides; the same request, the same answer; bad requests are 400s, an unknown model 404",
+        (
+            _D + "test_zero_config_answers_are_calibrated_and_deterministic",
+            _D + "test_a_script_entry_decides",
+            _D + "test_an_engine_answer_that_is_no_json_is_uniform",
+            _D + "test_bad_decisions_are_400s",
+            _D + "test_an_unknown_model_is_production_404",
+            _D + "test_async_create",
+        ),
+        source="google-genai 3.6.1 _gaos/decisions.py and _gaos/types/decisions (the answers' definitions)",
+        divergence="best-known: wordings, the 64-question bound, rounding to 4 places; nothing is calibrated",
     ),
 ]

@@ -16,6 +16,7 @@ Resources       /{ver}/cachedContents[/{id}]  /{v1,v1beta1}/projects/{p}/locatio
                 create, list, get, patch, delete, cancel; `resource` the id; gemini_emulator.wire.resources)
 Tunings         /{v1,v1beta1}/projects/{p}/locations/{l}/tuningJobs[/{id}[:cancel]]   /{ver}/tunedModels[/{id}[:cancel]]
 Voices          /{ver}/voices[/{id}]                                  (gemini_emulator.wire.resources.voices)
+Decisions       POST /{ver}/decisions                                 (gemini_emulator.wire.media.decisions)
                 GET /{v1,v1beta1}/projects/{p}/locations/{l}/models[/{id}] (the Model Registry's tuned models)
                 POST /{ver}/tunedModels/{id}:{method}, /{v1,v1beta1}/projects/{p}/locations/{l}/endpoints/{id}:{method}
                 (families TUNED, ENDPOINTS: a tuned model's calls; gemini_emulator.wire.resources.tunings)
@@ -309,6 +310,7 @@ _RESOURCE_RULES += [
         "developer",
         "voices",
     ),
+    (re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/decisions/?$"), DEVELOPER, "developer", "decisions"),
 ]
 # A word of every _RESOURCE_RULES path (the Model Registry's aside): a path with none is no resource's.
 _RESOURCE_WORDS = (
@@ -319,10 +321,12 @@ _RESOURCE_WORDS = (
     "/tunedModels",
     "/tuningJobs",
     "/voices",
+    "/decisions",
 )
 # The verbs a collection serves, where it serves fewer than create, list, get, patch and delete.
 _SERVED_VERBS = {
     "voices": frozenset({"create", "list", "get", "delete"}),
+    "decisions": frozenset({"create"}),
     "tuningJobs": frozenset({"create", "list", "get", "cancel"}),
     "tunedModels": frozenset({"create", "list", "get", "delete", "cancel"}),
     "registryModels": frozenset({"list", "get"}),

@@ -202,7 +202,9 @@ def _complete(stored: Stored, chunks: list[Chunk], builder: Any) -> None:
     steps = _steps(parts)
     user = stored.view.pop("_user_steps", [])
     status = "requires_action" if any(s["type"] == "function_call" for s in steps) else "completed"
-    stored.view.update(status=status, updated=_now(), steps=user + steps, usage=_usage(body.get("usageMetadata") or {}))
+    stored.view.update(
+        status=status, updated=_now(), steps=user + steps, usage=usage_of(body.get("usageMetadata") or {})
+    )
     stored.add_turn({"role": "model", "parts": parts})
 
 
@@ -299,7 +301,7 @@ def _input_turns(value: Any, history: list[dict[str, Any]]) -> list[dict[str, An
         raise errors.invalid_argument("input must not be empty.")
     if all(isinstance(i, dict) and i.get("type") in _STEP_TYPES for i in items):
         return _step_turns(items, history)
-    return [{"role": "user", "parts": [_part(i) for i in items]}]
+    return [{"role": "user", "parts": [content_part(i) for i in items]}]
 
 
 _STEP_TYPES = frozenset({"user_input", "model_output", "function_call", "function_result", "thought"})
@@ -324,7 +326,7 @@ def _step_turns(steps: list[dict[str, Any]], history: list[dict[str, Any]]) -> l
         kind = step["type"]
         if kind in ("user_input", "model_output"):
             for item in step.get("content") or []:
-                add("user" if kind == "user_input" else "model", _part(item))
+                add("user" if kind == "user_input" else "model", content_part(item))
         elif kind == "function_call":
             call = {"name": step.get("name", ""), "args": step.get("arguments") or {}, "id": step.get("id", "")}
             names[call["id"]] = call["name"]
@@ -339,7 +341,8 @@ def _step_turns(steps: list[dict[str, Any]], history: list[dict[str, Any]]) -> l
     return turns
 
 
-def _part(item: Any) -> dict[str, Any]:
+def content_part(item: Any) -> dict[str, Any]:
+    """One Interactions content item (a string, or {type: text|image|audio|document|video, …}) as a part."""
     if isinstance(item, str):
         return {"text": item}
     if not isinstance(item, dict):
@@ -493,7 +496,7 @@ def _content(part: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _usage(meta: dict[str, Any]) -> dict[str, Any]:
+def usage_of(meta: dict[str, Any]) -> dict[str, Any]:
     """usageMetadata as the Interactions API's usage (modalities lowercase)."""
     usage: dict[str, Any] = {
         "total_input_tokens": meta.get("promptTokenCount", 0),
