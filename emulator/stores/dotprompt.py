@@ -263,7 +263,7 @@ def schema_problems(value: Any, schema: Any, path: str = "inputs", limit: int = 
             if isinstance(items, dict):
                 stack.extend((child, items, f"{at}[{i}]") for i, child in reversed(list(enumerate(item))))
         elif isinstance(item, dict):
-            props = rule.get("properties") if isinstance(rule.get("properties"), dict) else {}
+            props: dict[str, Any] = rule["properties"] if isinstance(rule.get("properties"), dict) else {}
             for name in rule.get("required") or []:
                 if isinstance(name, str) and name not in item:
                     problems.append(f"{at}.{name}: required, missing")
@@ -303,7 +303,8 @@ def _type_name(item: Any) -> str:
         return "boolean"
     if isinstance(item, int | float):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(item), type(item).__name__)
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(item), type(item).__name__)
 
 
 def _same(a: Any, b: Any) -> bool:

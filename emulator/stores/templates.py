@@ -73,9 +73,10 @@ def parse(entry: Any) -> Template:
     """A template from its admin form (see the module docstring); ValueError naming what is wrong."""
     if not isinstance(entry, dict):
         raise ValueError('a template is an object: {"id", "template"} or {"id", "model", ..., "prompt"}')
-    template_id = entry.get("id")
-    if not valid_id(template_id):
-        raise ValueError(f"id: 1 to {MAX_ID_CHARS} letters, digits, '-', '_' or '.', not {str(template_id)[:80]!r}")
+    given_id = entry.get("id")
+    if not isinstance(given_id, str) or not valid_id(given_id):
+        raise ValueError(f"id: 1 to {MAX_ID_CHARS} letters, digits, '-', '_' or '.', not {str(given_id)[:80]!r}")
+    template_id: str = given_id
     where = f"template {template_id}"
     size = _size(entry)
     if size > MAX_TEMPLATE_BYTES:
@@ -96,9 +97,10 @@ def parse(entry: Any) -> Template:
                     f"unknown field(s) {', '.join(sorted(unknown))}; known: template, or model,"
                     " config, input, output, prompt"
                 )
-            body = entry.get("prompt")
-            if not isinstance(body, str):
+            prompt = entry.get("prompt")
+            if not isinstance(prompt, str):
                 raise TemplateError("prompt: the template's body (Handlebars text), a string")
+            body = prompt
             front = {k: v for k, v in entry.items() if k not in ("id", "prompt")}
         return _build(template_id, front, body, entry)
     except TemplateError as exc:
@@ -212,7 +214,7 @@ def _messages(pieces: list[dotprompt.Piece], history: list[Any]) -> tuple[list[A
     """Dotprompt's toMessages (js/src/parse.ts): a role marker starts a message (or renames an empty one), the
     history marker puts the call's history there and opens a `model` message; without the marker the history goes
     before the last user message (insertHistory). Each message's text is trimmed at its ends (a guess)."""
-    messages: list[tuple[str, list[Any], bool]] = []  # (role, parts, from history)
+    messages: list[tuple[str, Any, bool]] = []  # (role, parts; or the history's content as given, True)
     role = "user"
     parts: list[Any] = []
     placed = False
@@ -231,7 +233,7 @@ def _messages(pieces: list[dotprompt.Piece], history: list[Any]) -> tuple[list[A
             parts, role = [], piece.role
         elif isinstance(piece, HistoryMark):
             close()
-            messages.extend((str(c.get("role", "user")), c.get("parts"), True) for c in history if isinstance(c, dict))
+            messages.extend((str(c.get("role", "user")), c, True) for c in history if isinstance(c, dict))
             placed, role = True, "model"
         elif isinstance(piece, MediaMark):
             parts.append(_media(piece))
@@ -241,13 +243,13 @@ def _messages(pieces: list[dotprompt.Piece], history: list[Any]) -> tuple[list[A
             parts.append(piece)
     close()
     if not placed and history:
-        told = [(str(c.get("role", "user")), c.get("parts"), True) for c in history if isinstance(c, dict)]
+        told = [(str(c.get("role", "user")), c, True) for c in history if isinstance(c, dict)]
         if messages and messages[-1][0] == "user":
             messages[-1:-1] = told
         else:
             messages.extend(told)
-    system = [p for r, ps, _ in messages if r == "system" for p in ps]
-    contents = [{"role": r, "parts": ps} for r, ps, _ in messages if r != "system"]
+    system = [p for r, ps, told in messages if r == "system" and not told for p in ps]
+    contents = [given if told else {"role": r, "parts": given} for r, given, told in messages if told or r != "system"]
     return system, contents
 
 
