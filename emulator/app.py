@@ -19,8 +19,9 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.tunings import Tunings
-from gemini_emulator.wire import auth, cors, handlers, live
+from gemini_emulator.wire import auth, cors, handlers, live, templates
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import decisions, imagen, interactions, veo
@@ -124,6 +125,16 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
+    template_store = TemplateStore()  # server prompt templates (Firebase AI Logic): the file's, shared by all
+    template_view = templates.AdminView(ctx, template_store)
+    if settings.templates:
+        try:
+            template_view.set(SHARED, load_script_file(settings.templates))
+        except ValueError as exc:
+            raise ValueError(f"{settings.templates}: {exc}") from None
+    admin.templates = template_view
+    admin.resources["templates"] = template_view
+
     interaction_store = InteractionStore()
     admin.resources["interactions"] = interactions.AdminView(interaction_store)
 
@@ -183,6 +194,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await decisions.create(ctx, incoming, target, record)
             elif target.action == "voices":
                 response = await voices.serve(ctx, ctx.voices, incoming, target, record)
+            elif target.action == routes.TEMPLATES:  # server prompt templates: gemini_emulator.wire.templates
+                response = await templates.serve(ctx, template_store, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
                 journaled = live_tokens.redacted(bytes(response.body))  # without the token's name: a credential

@@ -132,6 +132,12 @@ class Settings:
         "JSON (or YAML) file of models to add to the catalogue or change in it: [{name, like?, ...Model fields,"
         ' output?}] (README, "Models the catalogue lacks"); PUT /__emulator/models adds more at run time',
     )
+    templates: str | None = _setting(
+        None,
+        "JSON (or YAML) file of server prompt templates (Firebase AI Logic) shared by every caller: [{id, template:"
+        ' Dotprompt source}] or [{id, model, config?, input?, output?, prompt}] (docs/conformance.md, "Server prompt'
+        " templates\"); PUT /__emulator/templates sets a caller's own",
+    )
     journal_cap: int = _setting(10_000, "journal records kept; the oldest are evicted (and counted)", minimum=0)
     log_level: str = _setting(
         "warning", "server log level; no access log is written (URLs can carry `?key=`)", choices=LOG_LEVELS

@@ -492,6 +492,7 @@ from claims_live import LIVE_CLAIMS  # noqa: E402
 from claims_media import MEDIA_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
+from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
 from claims_web import WEB_CLAIMS  # noqa: E402
 
@@ -505,4 +506,5 @@ CLAIMS = (
     + tuple(FIDELITY_CLAIMS)
     + tuple(WEB_CLAIMS)
     + tuple(PLATFORM_CLAIMS)
+    + tuple(TEMPLATE_CLAIMS)
 )

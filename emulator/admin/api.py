@@ -193,6 +193,7 @@ class Admin:
         self.batch_schedule: Schedule | None = None  # filled in by the app
         self.models: Models | None = None  # filled in by the app
         self.tuning_schedule: Schedule | None = None  # ... and the tuning jobs' (wire/resources/tunings.py)
+        self.templates: Schedule | None = None  # server prompt templates per namespace (wire/templates.py)
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -216,6 +217,9 @@ class Admin:
             ("GET", "/tunings"): self.show_tuning_schedule,
             ("PUT", "/tunings"): self.set_tuning_schedule,
             ("DELETE", "/tunings"): self.clear_tuning_schedule,
+            ("GET", "/templates"): self.show_templates,
+            ("PUT", "/templates"): self.set_templates,
+            ("DELETE", "/templates"): self.clear_templates,
             ("GET", "/resources"): self.list_resources,
             ("DELETE", "/resources"): self.remove_resource,
             ("PUT", "/files/state"): self.set_file_state,
@@ -412,6 +416,34 @@ class Admin:
 
     async def clear_schedule(self, request: Request) -> Response:
         return _json(self._schedule().clear(self._namespace(request)))
+
+    def _templates(self) -> Schedule:
+        if self.templates is None:
+            raise errors.ApiError(400, "this server serves no templates", status="FAILED_PRECONDITION")
+        return self.templates
+
+    async def show_templates(self, request: Request) -> Response:
+        """The caller's server prompt templates as set (and the shared set's ids)."""
+        return _json(self._templates().show(self._namespace(request)))
+
+    async def set_templates(self, request: Request) -> Response:
+        """Replace the caller's templates: [{id, template}] or [{id, model, config?, input?, output?, prompt}], one
+        such object, or {"templates": [...]}; without a credential, the shared set every caller falls back to."""
+        name = self._namespace(request)
+        raw = await self._body(request)
+        try:
+            body = orjson.loads(raw or b"null")
+        except orjson.JSONDecodeError:
+            raise errors.ApiError(400, "templates: the body is not JSON") from None
+        if validate.nested_too_deeply(body):
+            raise errors.too_deep()
+        try:
+            return _json(self._templates().set(name, body))
+        except ValueError as exc:
+            raise errors.ApiError(400, f"templates: {exc}") from None
+
+    async def clear_templates(self, request: Request) -> Response:
+        return _json(self._templates().clear(self._namespace(request)))
 
     def _models(self) -> Models:
         if self.models is None:
@@ -625,6 +657,15 @@ OPENAPI: dict[str, Any] = {
             ),
             "delete": _op("Back to the default schedule (done within a second); held jobs finish"),
         },
+        f"{PREFIX}/templates": {
+            "get": _op("The caller's server prompt templates (Firebase AI Logic), and the shared set's ids"),
+            "put": _op(
+                "Replace them: [{id, template: Dotprompt source}] or [{id, model, config?, input?, output?, prompt}];"
+                " without a credential, the shared set",
+                schema="Templates",
+            ),
+            "delete": _op("Remove the caller's templates"),
+        },
         f"{PREFIX}/resources": {
             "get": _op("The caller's resources (cached contents, batches...); every namespace's without a credential"),
             "delete": _op("Remove one of the caller's resources (?name=cachedContents/ID), or all of them"),
@@ -690,6 +731,30 @@ OPENAPI: dict[str, Any] = {
                     },
                 },
                 "additionalProperties": False,
+            },
+            "Templates": {
+                "description": "Server prompt templates: a list, one template, or {templates: [...]}",
+                "oneOf": [
+                    {"$ref": "#/components/schemas/Template"},
+                    {"type": "array", "items": {"$ref": "#/components/schemas/Template"}},
+                    {"type": "object", "properties": {"templates": {"type": "array"}}, "required": ["templates"]},
+                ],
+            },
+            "Template": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"},
+                    "template": {"type": "string", "description": "Dotprompt source: YAML frontmatter, then the body"},
+                    "model": {"type": "string"},
+                    "config": {"type": "object", "description": "generationConfig fields"},
+                    "input": {"type": "object", "properties": {"schema": {}, "default": {"type": "object"}}},
+                    "output": {"type": "object", "properties": {"format": {"enum": ["json", "text"]}, "schema": {}}},
+                    "prompt": {"type": "string", "description": "the body (Handlebars) of the structured form"},
+                    "name": {"type": "string"},
+                    "description": {"type": "string"},
+                    "version": {"type": "string"},
+                },
+                "required": ["id"],
             },
             "FileState": {
                 "type": "object",

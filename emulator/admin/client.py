@@ -171,6 +171,13 @@ class AdminClient:
             return dict(self._call("DELETE", "/tunings"))
         return dict(self._call("PUT", "/tunings", json=plan))
 
+    def templates(self, *templates: dict[str, Any]) -> dict[str, Any]:
+        """Set this namespace's server prompt templates ({id, template} or {id, model, ..., prompt}); with no
+        argument, remove them. Returns the namespace's templates as set."""
+        if not templates:
+            return dict(self._call("DELETE", "/templates"))
+        return dict(self._call("PUT", "/templates", json=list(templates)))
+
     def resources(self, kind: str | None = None) -> dict[str, list[dict[str, Any]]]:
         """This namespace's resources (cached contents, batches, files, operations) by kind."""
         params = {"kind": kind} if kind else {}

@@ -164,6 +164,9 @@ class Record:
     complete: bool = False  # False while a stream is still being sent, or if it was cut off
     body_cut: bool = False  # the request body was past MAX_BODY_TEXT: `body` is the first MiB of its JSON text
     size: int = 0  # bytes counted against MAX_BYTES, set when the record is finished
+    # A server prompt template call: {"id", "request": the call's own body} as compact JSON text (its first MiB,
+    # counted as bodies are); `body` is then the GenerateContentRequest the template rendered.
+    template: str | None = None
 
     @property
     def time(self) -> str:
@@ -206,11 +209,27 @@ class Record:
             "entry": self.entry,
             "body": self.body,
             **({"bodyTruncated": True} if self.body_cut else {}),
+            **({"template": _template_json(self.template)} if self.template is not None else {}),
             "status": self.status,
             "response": self.response,
             "durationMs": round(self.duration_ms, 3),
             "complete": self.complete,
         }
+
+
+def template_text(template_id: str, request: Any) -> str:
+    """A template call's `template` field as the record keeps it: compact JSON, the request's first MiB."""
+    try:
+        text = orjson.dumps({"id": template_id, "request": request}).decode()
+    except (orjson.JSONEncodeError, TypeError):  # integers past 64 bits
+        text = orjson.dumps({"id": template_id, "request": str(request)[:MAX_BODY_TEXT]}).decode()
+    if len(text) > MAX_BODY_TEXT:
+        text = orjson.dumps({"id": template_id, "requestTruncated": True}).decode()
+    return text
+
+
+def _template_json(text: str) -> Any:
+    return orjson.loads(text)
 
 
 class Tap:
@@ -282,6 +301,8 @@ class Journal:
         record.complete = complete
         stored = record.stored_body
         size = RECORD_OVERHEAD + len(record.sent) + (len(stored) if isinstance(stored, str) else 0)
+        if record.template is not None:
+            size += len(record.template)
         with self._lock:
             if record.id not in self._records or record.size:  # cleared while it was in flight, or finished
                 return

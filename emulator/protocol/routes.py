@@ -20,6 +20,10 @@ Decisions       POST /{ver}/decisions                                 (gemini_em
                 GET /{v1,v1beta1}/projects/{p}/locations/{l}/models[/{id}] (the Model Registry's tuned models)
                 POST /{ver}/tunedModels/{id}:{method}, /{v1,v1beta1}/projects/{p}/locations/{l}/endpoints/{id}:{method}
                 (families TUNED, ENDPOINTS: a tuned model's calls; gemini_emulator.wire.resources.tunings)
+Templates       POST /v1beta/projects/{p}/templates/{id}:{templateGenerateContent,templateStreamGenerateContent}
+                POST /v1beta/projects/{p}/locations/{l}/templates/{id}:{same}   (Firebase AI Logic server prompt
+                templates, Developer and Vertex backends; action "templates", `resource` the template id;
+                gemini_emulator.wire.templates)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
                 POST /{ver}/files (metadata-only create), POST /{ver}/files:register (Cloud Storage objects)
@@ -462,6 +466,40 @@ def _room(http_method: str, path: str) -> Target | None:
     return None
 
 
+# Server prompt templates (@firebase/ai 12.19 TemplateGenerativeModel: backend._getTemplatePath + ":" + task).
+TEMPLATES = "templates"
+TEMPLATE_UNARY = "templateGenerateContent"
+TEMPLATE_STREAM = "templateStreamGenerateContent"
+_TEMPLATE_METHODS = rf"(?P<method>{TEMPLATE_UNARY}|{TEMPLATE_STREAM})"
+_TEMPLATE_RULES: list[tuple[re.Pattern[str], str, str]] = [
+    (
+        re.compile(
+            rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/templates/(?P<resource>{_SEG}):{_TEMPLATE_METHODS}$"
+        ),
+        DEVELOPER,
+        "firebase-developer",
+    ),
+    (
+        re.compile(
+            rf"^/(?P<version>v1beta)/projects/(?P<project>{_SEG})/locations/(?P<location>{_SEG})"
+            rf"/templates/(?P<resource>{_SEG}):{_TEMPLATE_METHODS}$"
+        ),
+        VERTEX,
+        "firebase-vertex",
+    ),
+]
+
+
+def _template(path: str) -> Target | None:
+    for pattern, backend, family in _TEMPLATE_RULES:
+        m = pattern.match(path)
+        if m:
+            if family == "firebase-vertex" and not _LOCATION.fullmatch(m["location"]):
+                return None  # as a model call with no region: the HTML 404 page
+            return Target(TEMPLATES, backend, family, **_groups(m))
+    return None
+
+
 AUTH_TOKENS = "auth_tokens"  # POST /v1alpha/auth_tokens: an ephemeral token for the Live API (google-genai tokens.py)
 
 
@@ -470,6 +508,10 @@ def _match(http_method: str, path: str) -> Target | None:
         return Target(AUTH_TOKENS, DEVELOPER, "developer", path.split("/")[1], method="create")
     if path.startswith(OPENAI_PREFIX):
         return _openai(http_method, path[len(OPENAI_PREFIX) :])
+    if http_method == "POST" and "/templates/" in path:
+        template = _template(path)
+        if template is not None:
+            return template
     room = _room(http_method, path)
     if room is not None:
         return room

@@ -37,6 +37,7 @@ BODIES = {
     "/batches": {"state": "SUCCEEDED"},
     "/models": [],
     "/tunings": {"state": "SUCCEEDED"},
+    "/templates": [],
 }
 
 

@@ -32,6 +32,7 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "strict": ("yes", True),
     "script": ("entries.json", "entries.json"),
     "models": ("models.json", "models.json"),
+    "templates": ("templates.json", "templates.json"),
     "journal_cap": ("5", 5),
     "log_level": ("debug", "debug"),
     "captures": ("elsewhere", "elsewhere"),
