@@ -58,8 +58,14 @@ TEMPLATE_CLAIMS: list[Claim] = [
         "POST …/templates/{id}:templateGenerateContent",
         "An unknown template id is 404 NOT_FOUND 'Template projects/{p}[/locations/{l}]/templates/{id} not found.'; "
         "inputs that break the input schema (Picoschema or JSON Schema) are 400 'Template {id}: invalid inputs: …'; "
-        "unknown body fields and mistyped ones get production's proto JSON wordings",
-        (_T + "test_call_errors", _T + "test_an_unknown_model_gets_the_models_404", _JS),
+        "unknown body fields and mistyped ones get production's proto JSON wordings; schema patterns run in RE2 and "
+        "one RE2 cannot run is refused when the template is set",
+        (
+            _T + "test_call_errors",
+            _T + "test_an_unknown_model_gets_the_models_404",
+            _T + "test_an_input_schema_pattern_runs_in_linear_time_and_a_bad_one_is_refused",
+            _JS,
+        ),
         source="no capture of production's answer to a bad template call",
         divergence="best-known: the 404 and the invalid-inputs wordings are the emulator's",
     ),

@@ -15,10 +15,17 @@ nodes visited and MAX_RENDERED characters per render (a `#each` inside a `#each`
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import re2  # type: ignore[import-untyped]
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError, ValidationError
 
 MAX_DEPTH = 32  # nested blocks
 MAX_NODES = 20_000  # nodes of one parsed body
@@ -228,83 +235,68 @@ def _pico_value(value: Any, where: str, depth: int) -> dict[str, Any]:
     raise TemplateError(f"{where}: Picoschema holds only mappings and type names")
 
 
-def schema_problems(value: Any, schema: Any, path: str = "inputs", limit: int = 10) -> list[str]:
-    """Where `value` breaks `schema` (type, enum, const, properties, required, additionalProperties, items,
-    min/maxLength, minimum/maximum, min/maxItems, anyOf): at most `limit` problems; other keywords are not
-    checked. An explicit stack, so depth costs no recursion; each value is visited once per schema branch."""
-    problems: list[str] = []
-    stack: list[tuple[Any, Any, str]] = [(value, schema, path)]
-    steps = 0
-    while stack and len(problems) < limit and steps < MAX_STEPS:
-        steps += 1
-        item, rule, at = stack.pop()
-        if not isinstance(rule, dict):
-            continue
-        kinds = rule.get("type")
-        if kinds is not None:
-            allowed = kinds if isinstance(kinds, list) else [kinds]
-            if not any(_is_type(item, str(k)) for k in allowed):
-                problems.append(f"{at}: expected {' or '.join(map(str, allowed))}, got {_type_name(item)}")
-                continue
-        if "enum" in rule and isinstance(rule["enum"], list) and not any(_same(item, e) for e in rule["enum"]):
-            problems.append(f"{at}: expected one of {json.dumps(rule['enum'])[:200]}")
-        if "const" in rule and not _same(item, rule["const"]):
-            problems.append(f"{at}: expected {json.dumps(rule['const'])[:200]}")
-        if isinstance(rule.get("anyOf"), list) and rule["anyOf"]:
-            if all(schema_problems(item, option, at, 1) for option in rule["anyOf"][:16]):
-                problems.append(f"{at}: matches none of the schemas in anyOf")
-        if isinstance(item, str):
-            _bounds(len(item), rule, "minLength", "maxLength", "characters", at, problems)
-        elif isinstance(item, int | float) and not isinstance(item, bool):
-            _number_bounds(item, rule, at, problems)
-        elif isinstance(item, list):
-            _bounds(len(item), rule, "minItems", "maxItems", "items", at, problems)
-            items = rule.get("items")
-            if isinstance(items, dict):
-                stack.extend((child, items, f"{at}[{i}]") for i, child in reversed(list(enumerate(item))))
-        elif isinstance(item, dict):
-            props: dict[str, Any] = rule["properties"] if isinstance(rule.get("properties"), dict) else {}
-            for name in rule.get("required") or []:
-                if isinstance(name, str) and name not in item:
-                    problems.append(f"{at}.{name}: required, missing")
-            extra = rule.get("additionalProperties", True)
-            for key, child in item.items():
-                if key in props:
-                    stack.append((child, props[key], f"{at}.{key}"))
-                elif extra is False:
-                    problems.append(f"{at}.{key}: not a field of the template's input schema")
-                elif isinstance(extra, dict):
-                    stack.append((child, extra, f"{at}.{key}"))
-    return problems[:limit]
+def _re2_pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """`pattern` in linear time (RE2): a template's schema is the user's, its inputs anyone's."""
+    if validator.is_type(instance, "string") and isinstance(pattern, str) and not _compiled(pattern).search(instance):
+        yield ValidationError(f"{instance[:100]!r} does not match {pattern[:100]!r}")
 
 
-def _is_type(item: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(item, str)
-    if kind == "boolean":
-        return isinstance(item, bool)
-    if kind == "integer":
-        return isinstance(item, int) and not isinstance(item, bool) or isinstance(item, float) and item.is_integer()
-    if kind == "number":
-        return isinstance(item, int | float) and not isinstance(item, bool)
-    if kind == "object":
-        return isinstance(item, dict)
-    if kind == "array":
-        return isinstance(item, list)
-    if kind == "null":
-        return item is None
-    return True  # a type the subset does not know is not refused
+def _re2_pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object") or not isinstance(patterns, dict):
+        return
+    for pattern, subschema in patterns.items():
+        compiled = _compiled(pattern)
+        for key, value in instance.items():
+            if compiled.search(key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
-def _type_name(item: Any) -> str:
-    if item is None:
-        return "null"
-    if isinstance(item, bool):
-        return "boolean"
-    if isinstance(item, int | float):
-        return "number"
-    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
-    return names.get(type(item), type(item).__name__)
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> Any:
+    try:
+        return re2.compile(pattern)
+    except re2.error:
+        raise TemplateError(f"input schema: {pattern[:100]!r} is no RE2 pattern") from None
+
+
+# JSON Schema 2020-12 (the jsonschema package) with RE2 for the two keywords that take a regex; no remote $ref is
+# ever fetched (jsonschema's referencing resolves only what the schema holds).
+InputValidator = validators.extend(
+    Draft202012Validator, {"pattern": _re2_pattern, "patternProperties": _re2_pattern_properties}
+)
+
+
+def check_schema(schema: dict[str, Any], where: str) -> None:
+    """A TemplateError naming `where` when `schema` is no JSON Schema, or names a pattern RE2 cannot run."""
+    try:
+        InputValidator.check_schema(schema)
+    except SchemaError as exc:
+        raise TemplateError(f"{where}: {exc.message[:300]}") from None
+    for pattern in _patterns(schema):
+        _compiled(pattern)
+
+
+def _patterns(schema: Any) -> Iterator[str]:
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                yield node["pattern"]
+            if isinstance(node.get("patternProperties"), dict):
+                yield from (k for k in node["patternProperties"] if isinstance(k, str))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def schema_problems(value: Any, schema: dict[str, Any], path: str = "inputs", limit: int = 10) -> list[str]:
+    """Where `value` breaks `schema` (JSON Schema 2020-12), at most `limit` problems, each at its JSON path."""
+    problems = []
+    for error in itertools.islice(InputValidator(schema).iter_errors(value), limit):
+        at = path + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        problems.append(f"{at}: {error.message[:300]}")
+    return problems
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -313,25 +305,6 @@ def _same(a: Any, b: Any) -> bool:
 
 def _is_number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
-
-
-def _bounds(size: int, rule: dict[str, Any], low: str, high: str, unit: str, at: str, problems: list[str]) -> None:
-    if _is_number(rule.get(low)) and size < rule[low]:
-        problems.append(f"{at}: at least {rule[low]} {unit}, got {size}")
-    if _is_number(rule.get(high)) and size > rule[high]:
-        problems.append(f"{at}: at most {rule[high]} {unit}, got {size}")
-
-
-def _number_bounds(item: float, rule: dict[str, Any], at: str, problems: list[str]) -> None:
-    for key, broken in (
-        ("minimum", lambda x, b: x < b),
-        ("maximum", lambda x, b: x > b),
-        ("exclusiveMinimum", lambda x, b: x <= b),
-        ("exclusiveMaximum", lambda x, b: x >= b),
-    ):
-        bound = rule.get(key)
-        if _is_number(bound) and broken(item, bound):
-            problems.append(f"{at}: {key} is {bound}, got {item}")
 
 
 # --- the body: tokens, then a tree --------------------------------------------------------------------

@@ -160,6 +160,8 @@ def _input(section: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     if not isinstance(section, dict) or section.keys() - {"schema", "default"}:
         raise TemplateError("input: a mapping with schema (Picoschema or JSON Schema) and default")
     schema = dotprompt.to_json_schema(section["schema"], "input.schema") if section.get("schema") else None
+    if schema is not None:
+        dotprompt.check_schema(schema, "input.schema")
     defaults = section.get("default", {}) or {}
     if not isinstance(defaults, dict):
         raise TemplateError("input.default: a mapping of input names to values")

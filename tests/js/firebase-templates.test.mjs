@@ -113,7 +113,7 @@ for (const [backendName, backend, prefix] of VARIANTS) {
       });
       await assert.rejects(model.generateContent('greeting-v1', {}), (error) => {
         assert.equal(error.customErrorData.status, 400);
-        assert.match(error.message, /inputs\.name: required, missing/);
+        assert.match(error.message, /inputs: 'name' is a required property/);
         return true;
       });
     });
