@@ -28,6 +28,7 @@ from browser_env import OFFLINE, WAIT_MS, chromium
 from node_env import JS, NODE, NPM, ensure_node_modules
 
 from gemini_emulator.admin.api import PREFIX
+from gemini_emulator.admin.client import AdminClient
 from gemini_emulator.config import Settings
 from gemini_emulator.testing.server import RunningEmulator, start
 
@@ -36,7 +37,26 @@ pytestmark = pytest.mark.skipif(not (NODE and NPM), reason="node and npm are nee
 PAGE_SOURCE = Path(__file__).resolve().parent / "page"
 BUILD = Path(__file__).resolve().parents[2] / "build"
 BACKENDS = ("firebase-googleai", "firebase-vertexai")
-FIREBASE_CALLS = ("generate", "stream", "chat", "function-call", "structured", "count-tokens", "image-blob")
+FIREBASE_CALLS = (
+    "generate",
+    "stream",
+    "chat",
+    "function-call",
+    "structured",
+    "count-tokens",
+    "image-blob",
+    "template",
+)
+# The server prompt template the page calls, set for its key through the admin API (a page cannot reach it).
+GREETING = """---
+model: gemini-2.5-flash
+input:
+  schema:
+    name: string
+---
+{{role "user"}}
+Say hello to {{name}}.
+"""
 GENAI_CALLS = ("genai-generate", "genai-stream", "genai-count-tokens", "genai-upload-blob")
 EXPECTED = [f"{b}-{c}" for b in BACKENDS for c in FIREBASE_CALLS] + list(GENAI_CALLS)
 
@@ -141,6 +161,7 @@ def test_the_web_sdks_work_from_a_page_on_another_origin(
     browser: Any, page_origin: str, enforcing: RunningEmulator
 ) -> None:
     key = f"page-{uuid.uuid4()}"
+    AdminClient(enforcing.url, api_key=key).templates({"id": "greeting-v1", "template": GREETING})
     page, outcomes = open_page(browser, page_origin, enforcing, key, appCheck="1")
     BUILD.mkdir(exist_ok=True)
     page.screenshot(path=str(BUILD / "web-sdks.png"), full_page=True)
@@ -158,6 +179,7 @@ def test_the_web_sdks_work_from_a_page_on_another_origin(
         assert text["structured"] == "keys age,name; age is number"
         assert int(text["count-tokens"].split(" ")[0]) > 0
         assert text["image-blob"].startswith("image/png ")
+        assert text["template"].startswith("Hello")
         # App Check is enforced: the same page's app without App Check gets production's refusal
         outcome, refusal = outcomes[f"{backend}-without-app-check"]
         assert outcome == "refused" and "401" in refusal and "App Check token is invalid" in refusal
@@ -168,11 +190,18 @@ def test_the_web_sdks_work_from_a_page_on_another_origin(
 
     records = journal(enforcing, key)
     firebase = [r for r in records if "/projects/demo-project/" in r["path"]]
-    assert {r["path"].split("/models/")[0] for r in firebase} == {
+    assert {r["path"].split("/models/")[0] for r in firebase if "/models/" in r["path"]} == {
         "/v1beta/projects/demo-project",
         "/v1beta/projects/demo-project/locations/us-central1/publishers/google",
     }
+    assert {r["path"] for r in firebase if "/templates/" in r["path"]} == {
+        "/v1beta/projects/demo-project/templates/greeting-v1:templateGenerateContent",
+        "/v1beta/projects/demo-project/locations/us-central1/templates/greeting-v1:templateGenerateContent",
+    }
     answered = [r for r in firebase if r["status"] == 200]
+    rendered = [r for r in answered if r.get("template")]
+    assert len(rendered) == 2 and all(r["template"]["id"] == "greeting-v1" for r in rendered)
+    assert all(r["body"]["contents"][-1]["parts"][0]["text"] == "Say hello to Ada." for r in rendered)
     assert answered and all(r["headers"]["x-firebase-appcheck"] == "REDACTED" for r in answered)
     assert all(r["headers"]["origin"] == page_origin for r in records)
     images = [

@@ -9,6 +9,7 @@ import { initializeApp } from 'firebase/app';
 import { CustomProvider, initializeAppCheck } from 'firebase/app-check';
 import {
   FunctionCallingMode, GoogleAIBackend, Schema, VertexAIBackend, getAI, getGenerativeModel,
+  getTemplateGenerativeModel,
 } from 'firebase/ai';
 import { GoogleGenAI } from 'genai3';
 
@@ -133,6 +134,11 @@ async function firebaseCases(label, backend) {
       { inlineData: { mimeType: blob.type, data: await base64Of(blob) } },
     ]);
     return `${blob.type} ${blob.size} bytes -> ${response.text().slice(0, 40)}`;
+  });
+  await run(`${label}-template`, async () => {
+    // the test set the template `greeting-v1` for this page's key through the admin API
+    const templates = getTemplateGenerativeModel(ai, { baseUrl: EMULATOR });
+    return (await templates.generateContent('greeting-v1', { name: 'Ada' })).response.text();
   });
   if (APP_CHECK) {
     const bare = getAI(firebaseApp(`${label}-no-app-check`, false), { backend });
