@@ -164,6 +164,7 @@ class Record:
     complete: bool = False  # False while a stream is still being sent, or if it was cut off
     body_cut: bool = False  # the request body was past MAX_BODY_TEXT: `body` is the first MiB of its JSON text
     size: int = 0  # bytes counted against MAX_BYTES, set when the record is finished
+    delivery: dict[str, Any] | None = None  # a webhook delivery attempt: webhook, event, attempt, outcome (no secret)
 
     @property
     def time(self) -> str:
@@ -210,6 +211,7 @@ class Record:
             "response": self.response,
             "durationMs": round(self.duration_ms, 3),
             "complete": self.complete,
+            **({"delivery": self.delivery} if self.delivery is not None else {}),
         }
 
 

@@ -18,6 +18,8 @@ Tunings         /{v1,v1beta1}/projects/{p}/locations/{l}/tuningJobs[/{id}[:cance
                 GET /{v1,v1beta1}/projects/{p}/locations/{l}/models[/{id}] (the Model Registry's tuned models)
                 POST /{ver}/tunedModels/{id}:{method}, /{v1,v1beta1}/projects/{p}/locations/{l}/endpoints/{id}:{method}
                 (families TUNED, ENDPOINTS: a tuned model's calls; gemini_emulator.wire.resources.tunings)
+Webhooks        /{ver}/webhooks[/{id}[:ping|:rotateSigningSecret]] (action "webhooks"; `method` the verb: create, list,
+                get, update, delete, ping, rotateSigningSecret; gemini_emulator.wire.resources.webhooks)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
                 POST /{ver}/files (metadata-only create), POST /{ver}/files:register (Cloud Storage objects)
@@ -436,6 +438,29 @@ def _room(http_method: str, path: str) -> Target | None:
     return None
 
 
+# Webhooks (gemini_emulator.wire.resources.webhooks): google-genai 3.6.1's client.webhooks (_gaos/webhooks.py).
+WEBHOOKS = "webhooks"
+_WEBHOOKS = re.compile(
+    rf"^/(?P<version>{_DEV_VERSIONS})/webhooks(?:/(?P<resource>{_SEG})(?::(?P<verb>ping|rotateSigningSecret))?)?/?$"
+)
+_WEBHOOK_ITEM_VERBS = {"GET": "get", "HEAD": "get", "PATCH": "update", "DELETE": "delete"}
+
+
+def _webhooks(http_method: str, path: str) -> Target | None:
+    m = _WEBHOOKS.match(path)
+    if m is None:
+        return None
+    groups = _groups(m)
+    verb = groups.pop("verb", "")
+    if verb:
+        verb = verb if http_method == "POST" else ""
+    elif "resource" in groups:
+        verb = _WEBHOOK_ITEM_VERBS.get(http_method, "")
+    else:
+        verb = _COLLECTION_VERBS.get(http_method, "")
+    return Target(WEBHOOKS, DEVELOPER, "developer", method=verb, **groups) if verb else None
+
+
 AUTH_TOKENS = "auth_tokens"  # POST /v1alpha/auth_tokens: an ephemeral token for the Live API (google-genai tokens.py)
 
 
@@ -447,6 +472,10 @@ def _match(http_method: str, path: str) -> Target | None:
     room = _room(http_method, path)
     if room is not None:
         return room
+    if "/webhooks" in path:
+        found = _webhooks(http_method, path)
+        if found is not None:
+            return found
     if "/cachedContents" in path or "/batches" in path or "/interactions" in path or "/batchPrediction" in path:
         found = _resource(http_method, path)
         if found is not None:
