@@ -205,9 +205,9 @@ class WebhookStore:
         """Whether any enabled webhook of the namespace is subscribed to an event starting with `prefix`."""
         with self._lock:
             space = self._spaces.get(namespace)
-            return bool(space) and any(
-                h.state == "enabled" and any(e.startswith(prefix) for e in h.events) for h in space.values()
-            )
+            if not space:
+                return False
+            return any(h.state == "enabled" and any(e.startswith(prefix) for e in h.events) for h in space.values())
 
     def all(self, namespace: str | None = None) -> list[Webhook]:
         with self._lock:

@@ -74,8 +74,8 @@ async def serve(
         if target.method == "create":
             body = _object(await handlers.read_body(ctx, request, record), FIELDS)
             uri, events = _uri(body.get("uri"), deliveries), _events(body.get("subscribed_events"))
-            hook, secret = store.create(namespace, uri, events, _name(body.get("name", "")))
-            return handlers.json_response(view(hook, secret))
+            made, secret = store.create(namespace, uri, events, _name(body.get("name", "")))
+            return handlers.json_response(view(made, secret))
         hook = store.get(namespace, target.resource)
         if hook is None:
             raise errors.ApiError(404, _NOT_FOUND)
@@ -98,10 +98,10 @@ async def serve(
             raise errors.payload_violations(
                 [errors.invalid_value("revocation_behavior", "TYPE_ENUM", orjson.dumps(revocation).decode()[:100])]
             )
-        secret = store.rotate(namespace, hook.id, revocation)
-        if secret is None:
+        minted = store.rotate(namespace, hook.id, revocation)
+        if minted is None:
             raise errors.ApiError(404, _NOT_FOUND)
-        return handlers.json_response({"secret": secret})
+        return handlers.json_response({"secret": minted})
     except WebhooksFull as full:
         return handlers.error_response(errors.ApiError(429, f"gemini-emulator: {full}."))
     except errors.ApiError as error:
