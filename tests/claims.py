@@ -493,6 +493,7 @@ from claims_media import MEDIA_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
 from claims_web import WEB_CLAIMS  # noqa: E402
+from claims_webhooks import WEBHOOK_CLAIMS  # noqa: E402
 
 CLAIMS = (
     CLAIMS
@@ -503,4 +504,5 @@ CLAIMS = (
     + tuple(TUNING_CLAIMS)
     + tuple(FIDELITY_CLAIMS)
     + tuple(WEB_CLAIMS)
+    + tuple(WEBHOOK_CLAIMS)
 )
