@@ -21,12 +21,13 @@ from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.tunings import Tunings
-from gemini_emulator.wire import auth, cors, handlers, live, templates
+from gemini_emulator.stores.webhooks import WebhookStore
+from gemini_emulator.wire import auth, cors, deliveries, handlers, live, templates
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import decisions, imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
-from gemini_emulator.wire.resources import batches, caches, prediction_jobs, tunings, voices
+from gemini_emulator.wire.resources import batches, caches, prediction_jobs, tunings, voices, webhooks
 from gemini_emulator.wire.resources import dispatch as rooms
 from gemini_emulator.wire.sending import Stream
 
@@ -138,6 +139,21 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     interaction_store = InteractionStore()
     admin.resources["interactions"] = interactions.AdminView(interaction_store)
 
+    # Webhooks: the registered endpoints per namespace, and the deliveries of their events (off the request path)
+    webhook_store = WebhookStore()
+    posts = deliveries.Deliveries(
+        webhook_store,
+        journal,
+        deliveries.webhook_hosts(settings.webhook_hosts),
+        settings.webhook_retries,
+        settings.webhook_backoff_ms / 1000,
+    )
+    ctx.drain.on_end(posts.close)  # deliveries end with the server
+    admin.resources["webhooks"] = webhooks.AdminView(webhook_store)
+    batch_room.on_created = webhooks.watch_batch(posts, webhook_store, ctx, batch_room)
+    ctx.video_done = lambda op: webhooks.watch_video(posts, webhook_store, op)
+    ctx.interaction_ended = lambda namespace, view: webhooks.interaction_ended(posts, namespace, view)
+
     admin_prefix = PREFIX.encode()
     hosts = allowed_hosts(settings)  # the DNS rebinding guard's names (None: bound to a non-loopback address)
 
@@ -196,6 +212,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 response = await voices.serve(ctx, ctx.voices, incoming, target, record)
             elif target.action == routes.TEMPLATES:  # server prompt templates: gemini_emulator.wire.templates
                 response = await templates.serve(ctx, template_store, incoming, target, record)
+            elif target.action == routes.WEBHOOKS:  # client.webhooks; the secrets it shows are journaled REDACTED
+                response = await webhooks.serve(ctx, webhook_store, posts, incoming, target, record)
+                journaled = webhooks.redacted(bytes(response.body))
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
                 journaled = live_tokens.redacted(bytes(response.body))  # without the token's name: a credential
@@ -252,4 +271,6 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.context = ctx  # the handlers' state: its stores, for in-process tests (testing.server)
     app.state.live = sessions
     app.state.interactions = interaction_store
+    app.state.webhooks = webhook_store
+    app.state.deliveries = posts
     return app

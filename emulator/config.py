@@ -217,6 +217,27 @@ class Settings:
         minimum=0,
     )
 
+    webhook_hosts: str = _setting(
+        "",
+        "comma-separated host names webhooks may be delivered to besides loopback ones (localhost, 127.0.0.0/8,"
+        " [::1]); a webhook whose URI names any other host is refused with a 400, a guard against the emulator"
+        " being made to post to other machines",
+        shown="loopback hosts only",
+    )
+    webhook_retries: int = _setting(
+        3,
+        "times a webhook delivery that fails (no 2xx answer) is tried again, with exponential backoff",
+        minimum=0,
+        maximum=10,
+    )
+    webhook_backoff_ms: int = _setting(
+        1000,
+        "milliseconds before a failed webhook delivery's first retry; each later retry waits twice as long (at most"
+        " 60 s)",
+        minimum=0,
+        maximum=60_000,
+    )
+
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
         from gemini_emulator.admin.journal import REDACTED

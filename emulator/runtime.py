@@ -537,3 +537,4 @@ class DrainingServer(uvicorn.Server):
             await super().shutdown(sockets)
         finally:
             timer.cancel()
+            self.drain.end_background()  # webhook deliveries still waiting or retrying end with the server

@@ -495,6 +495,7 @@ from claims_resources import RESOURCE_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
 from claims_web import WEB_CLAIMS  # noqa: E402
+from claims_webhooks import WEBHOOK_CLAIMS  # noqa: E402
 
 CLAIMS = (
     CLAIMS
@@ -507,4 +508,5 @@ CLAIMS = (
     + tuple(WEB_CLAIMS)
     + tuple(PLATFORM_CLAIMS)
     + tuple(TEMPLATE_CLAIMS)
+    + tuple(WEBHOOK_CLAIMS)
 )

@@ -167,6 +167,7 @@ class Record:
     # A server prompt template call: {"id", "request": the call's own body} as compact JSON text (its first MiB,
     # counted as bodies are); `body` is then the GenerateContentRequest the template rendered.
     template: str | None = None
+    delivery: dict[str, Any] | None = None  # a webhook delivery attempt: webhook, event, attempt, outcome (no secret)
 
     @property
     def time(self) -> str:
@@ -214,6 +215,7 @@ class Record:
             "response": self.response,
             "durationMs": round(self.duration_ms, 3),
             "complete": self.complete,
+            **({"delivery": self.delivery} if self.delivery is not None else {}),
         }
 
 

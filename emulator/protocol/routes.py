@@ -24,6 +24,8 @@ Templates       POST /v1beta/projects/{p}/templates/{id}:{templateGenerateConten
                 POST /v1beta/projects/{p}/locations/{l}/templates/{id}:{same}   (Firebase AI Logic server prompt
                 templates, Developer and Vertex backends; action "templates", `resource` the template id;
                 gemini_emulator.wire.templates)
+Webhooks        /{ver}/webhooks[/{id}[:ping|:rotateSigningSecret]] (action "webhooks"; `method` the verb: create, list,
+                get, update, delete, ping, rotateSigningSecret; gemini_emulator.wire.resources.webhooks)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
                 POST /{ver}/files (metadata-only create), POST /{ver}/files:register (Cloud Storage objects)
@@ -500,6 +502,29 @@ def _template(path: str) -> Target | None:
     return None
 
 
+# Webhooks (gemini_emulator.wire.resources.webhooks): google-genai 3.6.1's client.webhooks (_gaos/webhooks.py).
+WEBHOOKS = "webhooks"
+_WEBHOOKS = re.compile(
+    rf"^/(?P<version>{_DEV_VERSIONS})/webhooks(?:/(?P<resource>{_SEG})(?::(?P<verb>ping|rotateSigningSecret))?)?/?$"
+)
+_WEBHOOK_ITEM_VERBS = {"GET": "get", "HEAD": "get", "PATCH": "update", "DELETE": "delete"}
+
+
+def _webhooks(http_method: str, path: str) -> Target | None:
+    m = _WEBHOOKS.match(path)
+    if m is None:
+        return None
+    groups = _groups(m)
+    verb = groups.pop("verb", "")
+    if verb:
+        verb = verb if http_method == "POST" else ""
+    elif "resource" in groups:
+        verb = _WEBHOOK_ITEM_VERBS.get(http_method, "")
+    else:
+        verb = _COLLECTION_VERBS.get(http_method, "")
+    return Target(WEBHOOKS, DEVELOPER, "developer", method=verb, **groups) if verb else None
+
+
 AUTH_TOKENS = "auth_tokens"  # POST /v1alpha/auth_tokens: an ephemeral token for the Live API (google-genai tokens.py)
 
 
@@ -515,6 +540,10 @@ def _match(http_method: str, path: str) -> Target | None:
     room = _room(http_method, path)
     if room is not None:
         return room
+    if "/webhooks" in path:
+        found = _webhooks(http_method, path)
+        if found is not None:
+            return found
     if any(word in path for word in _RESOURCE_WORDS) or (http_method != "POST" and "/models" in path):
         found = _resource(http_method, path)
         if found is not None:

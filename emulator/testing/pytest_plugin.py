@@ -7,7 +7,9 @@ Fixtures:
   settings (`@pytest.mark.gemini_settings(strict=True, engine="replay", captures="...")`: Settings fields) or a
   server no other test has touched;
 - `gemini_emulator`: the session's server itself (`.url`), for tests that drive it by hand;
-- `gemini_shared`: the same as `gemini` (its name before `gemini` became the shared one).
+- `gemini_shared`: the same as `gemini` (its name before `gemini` became the shared one);
+- `webhook_receiver`: a real HTTP server on a free loopback port that keeps the webhook deliveries it gets
+  (gemini_emulator.testing.webhooks.Receiver: `.url`, `.wait_for(event_type)`, `Received.verify(secret)`).
 `gemini` and `gemini_fresh` point the SDKs at the emulator through the environment (GOOGLE_GEMINI_BASE_URL,
 GOOGLE_VERTEX_BASE_URL, GEMINI_API_KEY: emulator.sdk_env) and hand back a `Gemini` handle:
 
@@ -30,6 +32,7 @@ from gemini_emulator.config import Settings
 from gemini_emulator.seam import GenerateRequest
 from gemini_emulator.testing.sdk_env import sdk_environment, trust_environment
 from gemini_emulator.testing.server import RunningEmulator, start
+from gemini_emulator.testing.webhooks import Receiver
 
 
 class Gemini:
@@ -175,6 +178,13 @@ def gemini_fresh(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     yield handle
     handle.close()
     running.stop()
+
+
+@pytest.fixture
+def webhook_receiver() -> Iterator[Receiver]:
+    """A webhook receiver for this test (testing.webhooks.Receiver), closed when it ends."""
+    with Receiver() as receiver:
+        yield receiver
 
 
 @pytest.fixture(scope="session")

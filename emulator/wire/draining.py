@@ -10,7 +10,7 @@ with a traceback per call.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
 
 from gemini_emulator.protocol import errors
@@ -30,6 +30,7 @@ class Drain:
     def __init__(self) -> None:
         self._running: set[asyncio.Task[object]] = set()
         self._cut: set[asyncio.Task[object]] = set()
+        self._closers: list[Callable[[], None]] = []  # background work that ends with the server (webhook deliveries)
         self.ended = False
 
     @property
@@ -55,9 +56,19 @@ class Drain:
             self._running.discard(task)
             self._cut.discard(task)
 
+    def on_end(self, closer: Callable[[], None]) -> None:
+        """Run `closer` when the server ends (`end_background`): background work that must not outlive it."""
+        self._closers.append(closer)
+
+    def end_background(self) -> None:
+        """End the background work registered with `on_end` (each closer is safe to call more than once)."""
+        for closer in self._closers:
+            closer()
+
     def cut(self) -> int:
-        """End every call still producing its answer; returns how many there were."""
+        """End every call still producing its answer, and the background work; returns how many calls there were."""
         self.ended = True
+        self.end_background()
         tasks = list(self._running)
         for task in tasks:
             self._cut.add(task)

@@ -121,6 +121,10 @@ class Context:
         # A tuned model's calls (routes.TUNED_FAMILIES): the catalogue id its tuning job's base model is, for the
         # caller's namespace, or the surface's 404; set by the tunings room (wire/resources/tunings.py).
         self.tuned_models: Callable[[str, Target], str] | None = None
+        # Webhook events (wire/resources/webhooks.py, set by app.py): a Veo operation given its result, a background
+        # interaction ended (its namespace and view).
+        self.video_done: Callable[[Any], None] | None = None
+        self.interaction_ended: Callable[[str, dict[str, Any]], None] | None = None
 
     def start_models(self, entries: Any, where: str) -> list[str]:
         """The server's own models (the `--models` file) added to the catalogue it starts with."""

@@ -51,6 +51,9 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "file_search_budget_bytes": ("8192", 8192),
     "files_memory_bytes": ("1024", 1024),
     "file_processing_ms": ("0", 0),
+    "webhook_hosts": ("hooks.example,other.example", "hooks.example,other.example"),
+    "webhook_retries": ("2", 2),
+    "webhook_backoff_ms": ("10", 10),
 }
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -132,7 +132,7 @@ async def _create(
             raise errors.ApiError(429, f"gemini-emulator: at most {MAX_BACKGROUND} background interactions at once.")
         store.put(namespace, stored)
         stored.task = asyncio.create_task(
-            _finish_later(stored, answer, builder, record, gen, _Keeper(store, namespace))
+            _finish_later(stored, answer, builder, record, gen, _Keeper(store, namespace, ctx.interaction_ended))
         )
         return handlers.json_response(view)
     if stream:
@@ -167,13 +167,17 @@ def _check_fields(body: dict[str, Any]) -> None:
 
 @dataclasses.dataclass
 class _Keeper:
-    """Where a running interaction is kept: once it finishes its view is printed and its bytes counted again."""
+    """Where a running interaction is kept: once it finishes its view is printed and its bytes counted again;
+    a background one's end goes to the webhooks (`ended`)."""
 
     store: InteractionStore
     namespace: str
+    ended: Callable[[str, dict[str, Any]], None] | None = None
 
     def finished(self, stored: Stored) -> None:
         stored.view.pop("_user_steps", None)  # a run that failed or was cancelled never moved them into `steps`
+        if self.ended is not None:
+            self.ended(self.namespace, dict(stored.view))
         stored.finish()
         self.store.settle(self.namespace, stored)
 

@@ -155,6 +155,8 @@ def _start(
             ctx.operations.complete(op, error=error, at=0)
         except FilesFull as full:
             ctx.operations.complete(op, error=errors.ApiError(429, f"gemini-emulator: {full}"), at=0)
+        if ctx.video_done is not None:  # webhooks: video.generated once the operation reports done
+            ctx.video_done(op)
 
     task = asyncio.create_task(run())
     _TASKS.add(task)

@@ -28,7 +28,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -67,6 +67,7 @@ class Batches:
         self.operations = operations
         self.plans = plans or Plans()
         self.answering = asyncio.Lock()
+        self.on_created: Callable[[Operation], None] | None = None  # webhooks watch new jobs (app.py sets it)
 
     def held(self, namespace: str | None = None) -> int:
         """Bytes held by one caller's jobs, or by every caller's."""
@@ -115,6 +116,8 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         op = room.operations.create(namespace, _KIND, name=_new_name(room, namespace), steps=steps, hold=plan.hold)
         op.extra["job"] = job
         op.printer = view
+        if room.on_created is not None:
+            room.on_created(op)
         return handlers.json_response(view(op))
     except errors.ApiError as error:
         return handlers.error_response(error)
@@ -416,6 +419,11 @@ def _output(job: BatchJob, typed: bool, answers: Any) -> dict[str, Any]:
     else:
         out["inlinedResponses"] = {"inlinedResponses": answers}
     return out
+
+
+def state_of(op: Operation) -> str:
+    """A job's state by the clock (PENDING, RUNNING, or its final state once answered)."""
+    return _state(op)
 
 
 def _state(op: Operation) -> str:
