@@ -10,8 +10,9 @@
  *
  * Use: load it as a classic script (not type="module") before the page connects, e.g. first in <head>:
  *
- *   <script src="http://127.0.0.1:8080/__emulator/firebase-live-shim.js"></script>
+ *   <script src="http://127.0.0.1:8080/__emulator/firebase-live-shim.js"> and its closing tag
  *
+ * (this file never spells that closing tag, so that a copy may also be pasted inline into a script element).
  * The emulator it sends them to is the first of:
  *   1. window.GEMINI_EMULATOR_URL, set before this script runs ("http://127.0.0.1:9090");
  *   2. ?emulator=URL on this script's src (".../firebase-live-shim.js?emulator=http://127.0.0.1:9090");
