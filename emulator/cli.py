@@ -221,7 +221,7 @@ def banner(settings: Settings) -> str:
             f"  google-genai      genai.Client(api_key='any', http_options=types.HttpOptions(base_url='{url}'))",
             f"  @google/genai     new GoogleGenAI({{apiKey: 'any', httpOptions: {{baseUrl: '{url}'}}}})",
             f"  firebase/ai       getGenerativeModel(ai, {{model}}, {{baseUrl: '{url}'}})",
-            f"  firebase/ai Live  <script src=\"{url}/__emulator/firebase-live-shim.js\"></script> first in the page",
+            f'  firebase/ai Live  <script src="{url}/__emulator/firebase-live-shim.js"></script> first in the page',
             f"  @ai-sdk/google    createGoogleGenerativeAI({{baseURL: '{url}/v1beta'}})",
             f"  LangChain (JS)    new ChatGoogleGenerativeAI({{model, baseUrl: '{url}'}})",
             f"  openai            OpenAI(base_url='{url}/v1beta/openai/', api_key='any')",
