@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from gemini_emulator import __version__, runtime, tls
+from gemini_emulator import __version__, runtime, tls, web
 from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, is_loopback
 from gemini_emulator.config import BY_NAME, DEFAULT_HOST, DEFAULT_PORT, SETTINGS, Settings
 from gemini_emulator.engines.openai.config import VARIABLES as OPENAI_VARIABLES
@@ -132,8 +132,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REGEX[=REPLACEMENT]",
         help="replace matches in both bodies before writing (repeatable; replacement defaults to REDACTED)",
     )
+    shim = commands.add_parser(
+        "firebase-live-shim",
+        help="print the script that sends firebase/ai's Live WebSockets to the emulator",
+        description="Print firebase-live-shim.js, for a page to load in development (README, Firebase Live in a web"
+        " page). A running emulator also serves it at /__emulator/firebase-live-shim.js; a copy served from the"
+        " page's own origin needs --url.",
+    )
+    shim.add_argument("--url", default="", help="the emulator's URL printed into the copy, e.g. http://127.0.0.1:8080")
     add_settings(parser, SERVE_SETTINGS)
     return parser
+
+
+def print_shim(url: str) -> int:
+    """`gemini-emulator firebase-live-shim`: the shim's text, with `url` printed into it when given."""
+    if url and not url.startswith(("http://", "https://")):
+        return _refuse(ValueError(f"--url: an http:// or https:// URL, not {url[:100]!r}"))
+    print(web.firebase_live_shim(url), end="")
+    return 0
 
 
 def check_captures(settings: Settings) -> None:
@@ -205,6 +221,7 @@ def banner(settings: Settings) -> str:
             f"  google-genai      genai.Client(api_key='any', http_options=types.HttpOptions(base_url='{url}'))",
             f"  @google/genai     new GoogleGenAI({{apiKey: 'any', httpOptions: {{baseUrl: '{url}'}}}})",
             f"  firebase/ai       getGenerativeModel(ai, {{model}}, {{baseUrl: '{url}'}})",
+            f'  firebase/ai Live  <script src="{url}/__emulator/firebase-live-shim.js"></script> first in the page',
             f"  @ai-sdk/google    createGoogleGenerativeAI({{baseURL: '{url}/v1beta'}})",
             f"  LangChain (JS)    new ChatGoogleGenerativeAI({{model, baseUrl: '{url}'}})",
             f"  openai            OpenAI(base_url='{url}/v1beta/openai/', api_key='any')",
@@ -248,6 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "env":
         return print_env(args)
+    if args.command == "firebase-live-shim":
+        return print_shim(args.url)
     if args.command == "record":
         from gemini_emulator.captures import record
 

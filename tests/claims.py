@@ -488,6 +488,7 @@ CLAIMS: tuple[Claim, ...] = (
 # This wave's surfaces keep their claims in modules of their own (the Claim record is in claim_type.py).
 from claims_catalogue import CATALOGUE_CLAIMS  # noqa: E402
 from claims_fidelity import FIDELITY_CLAIMS  # noqa: E402
+from claims_firebase_live import FIREBASE_LIVE_CLAIMS  # noqa: E402
 from claims_live import LIVE_CLAIMS  # noqa: E402
 from claims_media import MEDIA_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
@@ -509,4 +510,5 @@ CLAIMS = (
     + tuple(PLATFORM_CLAIMS)
     + tuple(TEMPLATE_CLAIMS)
     + tuple(WEBHOOK_CLAIMS)
+    + tuple(FIREBASE_LIVE_CLAIMS)
 )

@@ -77,7 +77,7 @@ def test_the_wheel_has_one_import_package_and_all_its_files(wheel: Path) -> None
     assert tops - {dist_info} == {"gemini_emulator"}
     top_level = zipfile.ZipFile(wheel).read(f"{dist_info}/top_level.txt").decode().split()
     assert top_level == ["gemini_emulator"]
-    missing = _expected((".py", ".json", ".html")) - names  # modules, the wire/catalogue JSON, pages, captures
+    missing = _expected((".py", ".json", ".html", ".js")) - names  # modules, catalogue JSON, pages, scripts, captures
     assert not missing, sorted(missing)
     captures = {n for n in names if n.startswith("gemini_emulator/captures/") and n.endswith(".json")}
     assert len(captures) >= 100 and "gemini_emulator/captures/README.md" in names

@@ -21,9 +21,9 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gemini_emulator import __version__
+from gemini_emulator import __version__, web
 from gemini_emulator.admin import inspector
-from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, AdminGuard
+from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, SHIM_ROUTE, AdminGuard
 from gemini_emulator.admin.journal import PAGE_RECORDS, Journal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, printers
@@ -33,6 +33,13 @@ from gemini_emulator.wire import openapi as gemini_openapi
 from gemini_emulator.wire.bodies import BodyReader
 
 PREFIX = "/__emulator"
+# The Firebase Live shim, for pages on any origin: CORP lets a page with COEP (require-corp) load it too; revalidated on
+# every load, so a page picks up a new emulator's copy.
+SHIM_HEADERS = {
+    "cross-origin-resource-policy": "cross-origin",
+    "x-content-type-options": "nosniff",
+    "cache-control": "no-cache",
+}
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -201,6 +208,7 @@ class Admin:
             ("GET", "/openapi.json"): self.openapi,
             ("GET", "/gemini-openapi.json"): self.gemini_openapi,
             ("GET", "/inspector"): self.inspector,
+            ("GET", SHIM_ROUTE): self.firebase_live_shim,
             ("GET", "/namespaces"): self.namespaces,
             ("GET", "/script"): self.list_script,
             ("POST", "/script"): self.append_script,
@@ -283,6 +291,10 @@ class Admin:
 
     async def inspector(self, request: Request) -> Response:
         return inspector.page()
+
+    async def firebase_live_shim(self, request: Request) -> Response:
+        """The script that sends firebase/ai's Live WebSockets here; any page may load it (guard.OPEN)."""
+        return Response(web.SHIM, media_type="text/javascript; charset=utf-8", headers=SHIM_HEADERS)
 
     async def namespaces(self, request: Request) -> Response:
         """Every namespace with journal records or pending entries, with their counts."""
@@ -617,6 +629,9 @@ OPENAPI: dict[str, Any] = {
         f"{PREFIX}/openapi.json": {"get": _op("This OpenAPI 3.1 description of the admin API")},
         f"{PREFIX}/gemini-openapi.json": {"get": _op("OpenAPI 3.1 description of the Gemini subset served")},
         f"{PREFIX}/inspector": {"get": _op("The inspector page (HTML): live requests, script entries, namespaces")},
+        f"{PREFIX}{SHIM_ROUTE}": {
+            "get": _op("firebase-live-shim.js: a page loads it to send firebase/ai's Live WebSockets here (any origin)")
+        },
         f"{PREFIX}/namespaces": {"get": _op("Namespaces in use with their journal records and pending entries")},
         f"{PREFIX}/script": {
             "get": _op("Pending entries of the caller's namespace"),

@@ -10,7 +10,9 @@ whose `Host` is not a loopback name is refused; a request with an `Origin` other
 another port, "null") is refused, and so is `Sec-Fetch-Site: cross-site`; a mutation (POST, PUT, DELETE) that
 carries a body must declare `Content-Type: application/json`, which no form or no-cors request can. CORS
 preflights are answered without any Access-Control-Allow-* header, so browsers never let another origin in. The
-inspector page is served by the emulator itself, so its own calls are same-origin.
+inspector page is served by the emulator itself, so its own calls are same-origin. The one route another origin may
+use is `GET /__emulator/firebase-live-shim.js`, a constant script (no data, no Access-Control-Allow-* header either:
+a classic <script src> needs none).
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors
 from gemini_emulator.wire.auth import ADMIN_TOKEN_HEADER
 
-__all__ = ["ADMIN_TOKEN_HEADER", "AdminGuard", "allowed_hosts", "is_loopback", "rebound_host"]
+__all__ = ["ADMIN_TOKEN_HEADER", "SHIM_ROUTE", "AdminGuard", "allowed_hosts", "is_loopback", "rebound_host"]
 # Admin calls anyone may make: container health checks and load balancers probe this without a token; the
 # inspector page holds no data (a browser cannot send a header when it opens a page: the page sends the token it
-# was opened with, ?token=..., on its own admin calls).
-OPEN = frozenset({("GET", "/health"), ("GET", "/inspector")})
+# was opened with, ?token=..., on its own admin calls); nor does the Firebase Live shim, which pages on any origin
+# load with a <script src> (a cross-site GET that can neither send a header nor read anything but this constant file).
+SHIM_ROUTE = "/firebase-live-shim.js"
+OPEN = frozenset({("GET", "/health"), ("GET", "/inspector"), ("GET", SHIM_ROUTE)})
 MUTATIONS = frozenset({"POST", "PUT", "DELETE", "PATCH"})
 
 

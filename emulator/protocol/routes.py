@@ -575,6 +575,10 @@ def _groups(m: re.Match[str]) -> dict[str, str]:
 #   Developer  /ws/google.ai.generativelanguage.{v1beta,v1alpha}.GenerativeService.BidiGenerateContent
 #              ...GenerativeService.BidiGenerateContentConstrained (an ephemeral token: ?access_token= or header)
 #   Vertex     /ws/google.cloud.aiplatform.{v1,v1beta1}.LlmBidiService/BidiGenerateContent
+# Firebase AI Logic (firebase/ai 12.19, @firebase/ai 2.16 WebSocketUrl; host firebasevertexai.googleapis.com, the key
+# in ?key=, the project only in the setup's model name):
+#   Developer  /ws/google.firebase.vertexai.v1beta.GenerativeService/BidiGenerateContent
+#   Vertex     /ws/google.firebase.vertexai.v1beta.LlmBidiService/BidiGenerateContent/locations/{location}
 LIVE = "live"
 LIVE_CONSTRAINED = "live-constrained"
 _LIVE_RULES: list[tuple[re.Pattern[str], str, str]] = [
@@ -594,6 +598,22 @@ _LIVE_RULES: list[tuple[re.Pattern[str], str, str]] = [
         VERTEX,
         "vertex",
     ),
+    (
+        re.compile(
+            r"^/+ws/google\.firebase\.vertexai\.(?P<version>v1beta)\.GenerativeService/"
+            r"(?P<method>BidiGenerateContent)/?$"
+        ),
+        DEVELOPER,
+        "firebase-developer",
+    ),
+    (
+        re.compile(
+            r"^/+ws/google\.firebase\.vertexai\.(?P<version>v1beta)\.LlmBidiService/(?P<method>BidiGenerateContent)"
+            rf"/locations/(?P<location>{_SEG})/?$"
+        ),
+        VERTEX,
+        "firebase-vertex",
+    ),
 ]
 
 
@@ -602,6 +622,9 @@ def match_live(path: str) -> Target | None:
     for pattern, backend, family in _LIVE_RULES:
         m = pattern.match(path)
         if m:
+            location = m.groupdict().get("location") or ""
+            if family == "firebase-vertex" and not _LOCATION.fullmatch(location):
+                return None  # as the Firebase HTTP paths: a location that is no region is not routed
             action = LIVE_CONSTRAINED if m["method"].endswith("Constrained") else LIVE
-            return Target(action, backend, family, m["version"], method="bidiGenerateContent")
+            return Target(action, backend, family, m["version"], method="bidiGenerateContent", location=location)
     return None

@@ -30,6 +30,7 @@ BITES = {
     "openai": ("engines/openai/_bite.py", "import gemini_emulator.engines.replay", "gemini_emulator.engines.replay"),
     "media": ("media/_bite.py", "import gemini_emulator.config", "gemini_emulator.config"),
     "stores": ("stores/_bite.py", "from gemini_emulator.wire import auth", "gemini_emulator.wire.auth"),
+    "web": ("web/_bite.py", "import gemini_emulator.config", "gemini_emulator.config"),
 }
 
 

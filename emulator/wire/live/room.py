@@ -14,6 +14,7 @@ import asyncio
 import base64
 import binascii
 import logging
+import re
 from typing import Any
 
 import orjson
@@ -197,12 +198,12 @@ class Session(Turns):
         name = setup.get("model")
         if not isinstance(name, str) or not name:
             raise closing.invalid()
-        model_id = name.rsplit("models/", 1)[-1]
+        model_id, project, location = model_path(name)
         self.record.model = model_id
         target = self.target
         try:
             self.model = self.ctx.catalogue.resolve(
-                model_id, "bidiGenerateContent", target.version, target.backend, target.project, target.location
+                model_id, "bidiGenerateContent", target.version, target.backend, project, location or target.location
             )
         except errors.ApiError as error:
             raise closing.from_error(error) from None
@@ -400,6 +401,18 @@ _TOKEN_REFUSALS = {
     "expired": "Ephemeral token expired.",
     "used": "Ephemeral token has no uses left.",
 }
+
+
+_MODEL_PATH = re.compile(r"^(?:projects/(?P<project>[^/]+)/)?(?:locations/(?P<location>[^/]+)/)?")
+
+
+def model_path(name: str) -> tuple[str, str, str]:
+    """A setup's model name as (model id, project, location): `models/m` (the Gemini API), Firebase's
+    `projects/p/models/m` (its Gemini API backend) and `projects/p/locations/l/publishers/google/models/m` (Vertex,
+    Firebase's Vertex backend); the project and location are "" where the name has none."""
+    m = _MODEL_PATH.match(name)
+    project, location = (m["project"] or "", m["location"] or "") if m else ("", "")
+    return name.rsplit("models/", 1)[-1], project, location
 
 
 _URL_SAFE = bytes.maketrans(b"-_", b"+/")
