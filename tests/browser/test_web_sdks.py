@@ -46,6 +46,7 @@ FIREBASE_CALLS = (
     "count-tokens",
     "image-blob",
     "template",
+    "live",
 )
 # The server prompt template the page calls, set for its key through the admin API (a page cannot reach it).
 GREETING = """---
@@ -180,6 +181,7 @@ def test_the_web_sdks_work_from_a_page_on_another_origin(
         assert int(text["count-tokens"].split(" ")[0]) > 0
         assert text["image-blob"].startswith("image/png ")
         assert text["template"].startswith("Hello")
+        assert text["live"].startswith("Hello")  # a Live turn, through the emulator's WebSocket shim
         # App Check is enforced: the same page's app without App Check gets production's refusal
         outcome, refusal = outcomes[f"{backend}-without-app-check"]
         assert outcome == "refused" and "401" in refusal and "App Check token is invalid" in refusal
@@ -224,6 +226,8 @@ def test_without_cors_the_page_cannot_reach_the_emulator(
     page.close()
     assert set(EXPECTED) <= set(outcomes)
     assert all(outcome == "error" for outcome, _ in outcomes.values()), outcomes
-    assert all("Failed to fetch" in text for _, text in outcomes.values()), outcomes  # the browser's own words
+    fetched = {name: text for name, (_, text) in outcomes.items() if not name.endswith("-live")}
+    assert all("Failed to fetch" in text for text in fetched.values()), outcomes  # the browser's own words
+    assert all("WebSocket" in outcomes[f"{b}-live"][1] for b in BACKENDS)  # the handshake refused: a page kept out
     sent = [r for r in journal(cors_off, key) if r["method"] != "OPTIONS"]
     assert sent == []  # the preflight failed, so the browser never sent a call

@@ -8,8 +8,8 @@
 import { initializeApp } from 'firebase/app';
 import { CustomProvider, initializeAppCheck } from 'firebase/app-check';
 import {
-  FunctionCallingMode, GoogleAIBackend, Schema, VertexAIBackend, getAI, getGenerativeModel,
-  getTemplateGenerativeModel,
+  FunctionCallingMode, GoogleAIBackend, ResponseModality, Schema, VertexAIBackend, getAI, getGenerativeModel,
+  getLiveGenerativeModel, getTemplateGenerativeModel,
 } from 'firebase/ai';
 import { GoogleGenAI } from 'genai3';
 
@@ -20,6 +20,23 @@ const APP_CHECK = params.get('appCheck') === '1';
 const MODEL = 'gemini-2.5-flash';
 const PROJECT = 'demo-project';
 const results = document.getElementById('results');
+// The Live models each backend's page uses (what tests/js/firebase-live.test.mjs uses too).
+const LIVE_MODELS = {
+  'firebase-googleai': 'gemini-2.5-flash-native-audio-latest',
+  'firebase-vertexai': 'gemini-2.0-flash-live-preview-04-09',
+};
+
+/** The emulator's WebSocket shim, loaded as a page loads it in development (README, "Web apps and Firebase AI
+ * Logic"): firebase/ai dials wss://firebasevertexai.googleapis.com whatever baseUrl says, the shim sends it here. */
+async function loadLiveShim() {
+  await new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = `${EMULATOR}/__emulator/firebase-live-shim.js`;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error('the Live shim did not load'));
+    document.head.append(script);
+  });
+}
 
 /** Write one outcome into the page. */
 function show(id, outcome, text) {
@@ -140,6 +157,24 @@ async function firebaseCases(label, backend) {
     const templates = getTemplateGenerativeModel(ai, { baseUrl: EMULATOR });
     return (await templates.generateContent('greeting-v1', { name: 'Ada' })).response.text();
   });
+  await run(`${label}-live`, async () => {
+    const live = getLiveGenerativeModel(ai, {
+      model: LIVE_MODELS[label],
+      generationConfig: { responseModalities: [ResponseModality.TEXT] },
+    });
+    const session = await live.connect();
+    const messages = session.receive();
+    await session.send('Say hello');
+    let text = '';
+    for (let i = 0; i < 1000; i += 1) {  // a bound: a turn is a few dozen messages
+      const { value, done } = await messages.next();
+      if (done) break;
+      text += (value.modelTurn?.parts ?? []).map((part) => part.text ?? '').join('');
+      if (value.turnComplete) break;
+    }
+    await session.close();
+    return text;
+  });
   if (APP_CHECK) {
     const bare = getAI(firebaseApp(`${label}-no-app-check`, false), { backend });
     await refused(`${label}-without-app-check`, async () => (
@@ -169,6 +204,7 @@ async function genaiCases() {
   });
 }
 
+await loadLiveShim();
 await firebaseCases('firebase-googleai', new GoogleAIBackend());
 await firebaseCases('firebase-vertexai', new VertexAIBackend('us-central1'));
 await genaiCases();
