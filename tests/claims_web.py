@@ -69,7 +69,8 @@ WEB_CLAIMS: list[Claim] = [
         "web-sdks-in-a-browser",
         "firebase/ai 12.19 (both backends) and @google/genai 3.3.0's browser build in Chromium",
         "From a page on another origin: generate, stream, chat, function call, structured output, countTokens, an "
-        "image from a Blob, a server prompt template, a Live turn through the WebSocket shim; genai's generate, stream, countTokens and files.upload of a Blob",
+        "image from a Blob, a server prompt template, a Live turn through the WebSocket shim; genai's generate, "
+        "stream, countTokens and files.upload of a Blob",
         (_B + "test_the_web_sdks_work_from_a_page_on_another_origin",),
         source="the SDKs themselves, bundled from npm",
     ),
