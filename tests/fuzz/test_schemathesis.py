@@ -97,10 +97,14 @@ def _as_httpx(response: schemathesis.Response) -> httpx.Response:
     return httpx.Response(response.status_code, headers=headers, content=response.content, request=request)
 
 
+NOT_JSON = frozenset({f"{admin.PREFIX}/inspector", f"{admin.PREFIX}/firebase-live-shim.js"})  # admin pages
+
+
 def google_answer(ctx: CheckContext, response: schemathesis.Response, case: schemathesis.Case) -> None:
     """tests/fuzz/test_fuzz.py's property: a 200 with a well-formed body, or a 4xx with Google's envelope (its
-    error.code the HTTP status) or Google's HTML 404 page; never a 5xx. (The inspector page is HTML.)"""
-    if case.path == f"{admin.PREFIX}/inspector" and response.status_code == 200:
+    error.code the HTTP status) or Google's HTML 404 page; never a 5xx. (The inspector page is HTML, the Live shim
+    JavaScript.)"""
+    if case.path in NOT_JSON and response.status_code == 200:
         return
     check_answer(_as_httpx(response), case.path.rsplit(":", 1)[-1] if ":" in case.path else "")
 
