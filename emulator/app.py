@@ -20,6 +20,7 @@ from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_en
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.templates import TemplateStore
+from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
 from gemini_emulator.stores.webhooks import WebhookStore
 from gemini_emulator.wire import auth, cors, deliveries, handlers, live, templates
@@ -27,7 +28,7 @@ from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import decisions, imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
-from gemini_emulator.wire.resources import batches, caches, prediction_jobs, tunings, voices, webhooks
+from gemini_emulator.wire.resources import batches, caches, prediction_jobs, triggers, tunings, voices, webhooks
 from gemini_emulator.wire.resources import dispatch as rooms
 from gemini_emulator.wire.sending import Stream
 
@@ -154,6 +155,12 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     ctx.video_done = lambda op: webhooks.watch_video(posts, webhook_store, op)
     ctx.interaction_ended = lambda namespace, view: webhooks.interaction_ended(posts, namespace, view)
 
+    # Triggers: scheduled agent interactions, run against each namespace's emulator clock (admin: /clock)
+    trigger_store = TriggerStore()
+    trigger_room = triggers.Triggers(ctx, trigger_store, interaction_store, journal)
+    admin.resources["triggers"] = triggers.AdminView(trigger_store)
+    admin.clock = triggers.ClockView(trigger_room)
+
     admin_prefix = PREFIX.encode()
     hosts = allowed_hosts(settings)  # the DNS rebinding guard's names (None: bound to a non-loopback address)
 
@@ -215,6 +222,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             elif target.action == routes.WEBHOOKS:  # client.webhooks; the secrets it shows are journaled REDACTED
                 response = await webhooks.serve(ctx, webhook_store, posts, incoming, target, record)
                 journaled = webhooks.redacted(bytes(response.body))
+            elif target.action == routes.TRIGGERS:  # client.triggers: due executions run first
+                response = await triggers.serve(ctx, trigger_room, incoming, target, record)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
                 journaled = live_tokens.redacted(bytes(response.body))  # without the token's name: a credential
@@ -273,4 +282,5 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.interactions = interaction_store
     app.state.webhooks = webhook_store
     app.state.deliveries = posts
+    app.state.triggers = trigger_store
     return app

@@ -494,6 +494,7 @@ from claims_media import MEDIA_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
+from claims_triggers import TRIGGER_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
 from claims_web import WEB_CLAIMS  # noqa: E402
 from claims_webhooks import WEBHOOK_CLAIMS  # noqa: E402
@@ -511,4 +512,5 @@ CLAIMS = (
     + tuple(TEMPLATE_CLAIMS)
     + tuple(WEBHOOK_CLAIMS)
     + tuple(FIREBASE_LIVE_CLAIMS)
+    + tuple(TRIGGER_CLAIMS)
 )

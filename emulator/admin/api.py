@@ -178,6 +178,15 @@ class Models(Protocol):
     def clear(self) -> dict[str, Any]: ...
 
 
+class Clock(Protocol):
+    """The emulator clock per namespace (wire/resources/triggers.ClockView): shown, and advanced from a JSON body
+    (ValueError: why it is refused), which runs the triggers it makes due."""
+
+    def show(self, namespace: str) -> dict[str, Any]: ...
+
+    async def advance(self, namespace: str, body: Any) -> dict[str, Any]: ...
+
+
 class Admin:
     """Admin endpoints over the engine's script book (None: an engine that takes no script), the journal and
     the resource stores (`resources`, by collection name: filled in by the app)."""
@@ -201,6 +210,7 @@ class Admin:
         self.models: Models | None = None  # filled in by the app
         self.tuning_schedule: Schedule | None = None  # ... and the tuning jobs' (wire/resources/tunings.py)
         self.templates: Schedule | None = None  # server prompt templates per namespace (wire/templates.py)
+        self.clock: Clock | None = None  # the emulator clock triggers run against (wire/resources/triggers.py)
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -228,6 +238,8 @@ class Admin:
             ("GET", "/templates"): self.show_templates,
             ("PUT", "/templates"): self.set_templates,
             ("DELETE", "/templates"): self.clear_templates,
+            ("GET", "/clock"): self.show_clock,
+            ("PUT", "/clock"): self.advance_clock,
             ("GET", "/resources"): self.list_resources,
             ("DELETE", "/resources"): self.remove_resource,
             ("PUT", "/files/state"): self.set_file_state,
@@ -483,6 +495,27 @@ class Admin:
         """Take away the models added through this API."""
         return _json(self._models().clear())
 
+    def _clock(self) -> Clock:
+        if self.clock is None:
+            raise errors.ApiError(400, "this server has no emulator clock", status="FAILED_PRECONDITION")
+        return self.clock
+
+    async def show_clock(self, request: Request) -> Response:
+        """The caller's emulator clock: its time and offset from wall time."""
+        return _json(self._clock().show(self._namespace(request)))
+
+    async def advance_clock(self, request: Request) -> Response:
+        """Move the caller's clock forward ({advanceSeconds} or {time}) and run the triggers it makes due."""
+        raw = await self._body(request)
+        try:
+            body = orjson.loads(raw or b"null")
+        except orjson.JSONDecodeError:
+            raise errors.ApiError(400, "clock: the body is not JSON") from None
+        try:
+            return _json(await self._clock().advance(self._namespace(request), body))
+        except ValueError as exc:
+            raise errors.ApiError(400, f"clock: {exc}") from None
+
     def _tuning_schedule(self) -> Schedule:
         if self.tuning_schedule is None:
             raise errors.ApiError(400, "this server serves no tuning jobs", status="FAILED_PRECONDITION")
@@ -681,6 +714,14 @@ OPENAPI: dict[str, Any] = {
             ),
             "delete": _op("Remove the caller's templates"),
         },
+        f"{PREFIX}/clock": {
+            "get": _op("The caller's emulator clock (time, offsetSeconds): what its triggers run against"),
+            "put": _op(
+                "Move it forward: {advanceSeconds} or {time: RFC 3339}; runs the triggers it makes due (bounded)"
+                " and lists their executions",
+                schema="Clock",
+            ),
+        },
         f"{PREFIX}/resources": {
             "get": _op("The caller's resources (cached contents, batches...); every namespace's without a credential"),
             "delete": _op("Remove one of the caller's resources (?name=cachedContents/ID), or all of them"),
@@ -746,6 +787,24 @@ OPENAPI: dict[str, Any] = {
                     },
                 },
                 "additionalProperties": False,
+            },
+            "Clock": {
+                "description": "Move the caller's emulator clock forward: by advanceSeconds, or to time (RFC 3339,"
+                " with its offset, not before the clock's reading)",
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {"advanceSeconds": {"type": "number", "minimum": 0, "maximum": 316224000}},
+                        "required": ["advanceSeconds"],
+                        "additionalProperties": False,
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"time": {"type": "string", "format": "date-time"}},
+                        "required": ["time"],
+                        "additionalProperties": False,
+                    },
+                ],
             },
             "Templates": {
                 "description": "Server prompt templates: a list, one template, or {templates: [...]}",

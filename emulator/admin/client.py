@@ -178,6 +178,16 @@ class AdminClient:
             return dict(self._call("DELETE", "/templates"))
         return dict(self._call("PUT", "/templates", json=list(templates)))
 
+    def clock(self) -> dict[str, Any]:
+        """This namespace's emulator clock: {namespace, time, offsetSeconds}."""
+        return dict(self._call("GET", "/clock"))
+
+    def advance_clock(self, seconds: float | None = None, *, to: str | None = None) -> dict[str, Any]:
+        """Move this namespace's clock `seconds` forward (or `to` an RFC 3339 time) and run the triggers it makes
+        due; the clock as it then reads, with `executions` (those it ran)."""
+        body: dict[str, Any] = {"time": to} if to is not None else {"advanceSeconds": seconds or 0}
+        return dict(self._call("PUT", "/clock", json=body))
+
     def resources(self, kind: str | None = None) -> dict[str, list[dict[str, Any]]]:
         """This namespace's resources (cached contents, batches, files, operations) by kind."""
         params = {"kind": kind} if kind else {}

@@ -26,6 +26,8 @@ Templates       POST /v1beta/projects/{p}/templates/{id}:{templateGenerateConten
                 gemini_emulator.wire.templates)
 Webhooks        /{ver}/webhooks[/{id}[:ping|:rotateSigningSecret]] (action "webhooks"; `method` the verb: create, list,
                 get, update, delete, ping, rotateSigningSecret; gemini_emulator.wire.resources.webhooks)
+Triggers        /{ver}/triggers[/{id}[/executions]]                 (action "triggers"; `method`: create, list, get,
+                update, delete, run, list_executions; gemini_emulator.wire.resources.triggers)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
                 POST /{ver}/files (metadata-only create), POST /{ver}/files:register (Cloud Storage objects)
@@ -525,6 +527,28 @@ def _webhooks(http_method: str, path: str) -> Target | None:
     return Target(WEBHOOKS, DEVELOPER, "developer", method=verb, **groups) if verb else None
 
 
+# Triggers (gemini_emulator.wire.resources.triggers): google-genai 3.6.1's client.triggers (_gaos/triggers.py).
+TRIGGERS = "triggers"
+_TRIGGERS = re.compile(
+    rf"^/(?P<version>{_DEV_VERSIONS})/triggers(?:/(?P<resource>{_SEG})(?P<executions>/executions)?)?/?$"
+)
+_EXECUTIONS_VERBS = {"POST": "run", "GET": "list_executions", "HEAD": "list_executions"}
+
+
+def _triggers(http_method: str, path: str) -> Target | None:
+    m = _TRIGGERS.match(path)
+    if m is None:
+        return None
+    groups = _groups(m)
+    if groups.pop("executions", ""):
+        verb = _EXECUTIONS_VERBS.get(http_method, "")
+    elif "resource" in groups:
+        verb = _WEBHOOK_ITEM_VERBS.get(http_method, "")
+    else:
+        verb = _COLLECTION_VERBS.get(http_method, "")
+    return Target(TRIGGERS, DEVELOPER, "developer", method=verb, **groups) if verb else None
+
+
 AUTH_TOKENS = "auth_tokens"  # POST /v1alpha/auth_tokens: an ephemeral token for the Live API (google-genai tokens.py)
 
 
@@ -542,6 +566,10 @@ def _match(http_method: str, path: str) -> Target | None:
         return room
     if "/webhooks" in path:
         found = _webhooks(http_method, path)
+        if found is not None:
+            return found
+    if "/triggers" in path:
+        found = _triggers(http_method, path)
         if found is not None:
             return found
     if any(word in path for word in _RESOURCE_WORDS) or (http_method != "POST" and "/models" in path):

@@ -38,6 +38,7 @@ BODIES = {
     "/models": [],
     "/tunings": {"state": "SUCCEEDED"},
     "/templates": [],
+    "/clock": {"advanceSeconds": 0},
 }
 
 

@@ -152,6 +152,28 @@ async def _create(
     return handlers.printed_response(stored.body())
 
 
+async def run_agent(
+    ctx: handlers.Context, store: InteractionStore, target: Target, namespace: str, body: dict[str, Any], model: str
+) -> Stored:
+    """An agent interaction (a trigger's) answered now by the engine as `model` through the seam and kept: its view
+    names the agent. Raises ApiError (the engine's, or a bad body)."""
+    agent = str(body.get("agent", ""))
+    turns = _input_turns(body.get("input", ""), [])
+    generate = _generate_body({k: v for k, v in body.items() if k != "agent"}, turns)
+    call = dataclasses.replace(target, action="call", model=model, method="generateContent")
+    resolved = ctx.catalogue.resolve(model, "generateContent", target.version, target.backend, target.project)
+    _, builder, _, answer = handlers.start_generation(ctx, call, resolved, generate, namespace, False, body)
+    view = _view(body, resolved, "in_progress")
+    view.pop("model", None)
+    view["agent"] = agent
+    stored = Stored.of(view, turns)
+    chunks = await handlers.collect(answer)
+    _complete(stored, chunks, builder)
+    stored.finish()
+    store.put(namespace, stored)
+    return stored
+
+
 def _check_fields(body: dict[str, Any]) -> None:
     violations = []
     for key, value in body.items():
