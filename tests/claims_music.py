@@ -18,6 +18,7 @@ MUSIC_CLAIMS = [
             MUSIC + "test_a_session_plays_pauses_and_stops",
             MUSIC + "test_the_same_prompts_and_seed_give_the_same_music",
             MUSIC + "test_nothing_is_sent_before_play",
+            MUSIC + "test_stop_starts_the_music_again_from_its_first_beat",
         ),
         source=SDK_SOURCE + "; the music-generation guide (ai.google.dev) for the PCM format",
         divergence="no capture: the mime type `audio/pcm;rate=48000`, the 0.5 s chunks and the pacing (4 s ahead of "
@@ -46,6 +47,7 @@ MUSIC_CLAIMS = [
         (
             MUSIC + "test_a_session_plays_pauses_and_stops",
             MUSIC + "test_a_scripted_error_ends_the_session",
+            MUSIC + "test_a_scripted_drop_cuts_the_connection",
             MUSIC + "test_an_oversized_message_is_refused",
             MUSIC + "test_music_sessions_count_with_live_sessions_and_play_at_a_bounded_lead",
         ),

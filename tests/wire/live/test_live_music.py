@@ -246,3 +246,42 @@ def test_music_sessions_count_with_live_sessions_and_play_at_a_bounded_lead() ->
         assert tenths >= 10  # 12 chunks (6 s) took at least 6 - 4 - one chunk = 1.5 s: the lead is bounded
     finally:
         running.stop()
+
+
+def test_stop_starts_the_music_again_from_its_first_beat(gemini_tls: Gemini) -> None:
+    gemini_tls.script({"match": {"text": "barrier"}, "blockReason": "OTHER"})
+
+    async def go() -> tuple[bytes, bytes]:
+        async with _connect(gemini_tls.client) as session:
+            await session.set_weighted_prompts([types.WeightedPrompt(text="strings", weight=2.0)])
+            await session.play()
+            first = [c.data for m in await _audio(session, 3) for c in m.server_content.audio_chunks or []]
+            await session.stop()
+            await session.set_weighted_prompts([types.WeightedPrompt(text="barrier", weight=1.0)])
+            async for message in session.receive():  # chunks in flight before STOP, then the barrier
+                if message.filtered_prompt:
+                    break
+            await session.play()
+            async for message in session.receive():
+                if message.server_content:
+                    return first[0], message.server_content.audio_chunks[0].data
+            raise AssertionError("no audio after PLAY")
+
+    start, restarted = run(go())
+    assert start == restarted
+
+
+def test_a_scripted_drop_cuts_the_connection(gemini_shared: Gemini) -> None:
+    gemini_shared.script({"match": {"method": "bidiGenerateMusic"}, "text": "x", "dropAfterChunks": 0})
+    prompts = {"clientContent": {"weightedPrompts": [{"text": "ambient", "weight": 1.0}]}}
+
+    async def go() -> Any:
+        async with websockets.connect(_url(gemini_shared)) as ws:
+            await ws.send(json.dumps(SETUP))
+            await ws.recv()
+            await ws.send(json.dumps(prompts))
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+            return closed.value.rcvd
+
+    assert asyncio.run(go()) is None  # no close frame: the SDK sees 1006
