@@ -491,6 +491,7 @@ from claims_fidelity import FIDELITY_CLAIMS  # noqa: E402
 from claims_firebase_live import FIREBASE_LIVE_CLAIMS  # noqa: E402
 from claims_live import LIVE_CLAIMS  # noqa: E402
 from claims_media import MEDIA_CLAIMS  # noqa: E402
+from claims_music import MUSIC_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
@@ -513,4 +514,5 @@ CLAIMS = (
     + tuple(WEBHOOK_CLAIMS)
     + tuple(FIREBASE_LIVE_CLAIMS)
     + tuple(TRIGGER_CLAIMS)
+    + tuple(MUSIC_CLAIMS)
 )

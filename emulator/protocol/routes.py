@@ -656,3 +656,19 @@ def match_live(path: str) -> Target | None:
             action = LIVE_CONSTRAINED if m["method"].endswith("Constrained") else LIVE
             return Target(action, backend, family, m["version"], method="bidiGenerateContent", location=location)
     return None
+
+
+# Lyria RealTime (google-genai 3.6.1 live_music.py AsyncLiveMusic.connect; the Gemini API only, the key in its headers):
+#   /ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateMusic
+MUSIC = "music"
+_MUSIC = re.compile(
+    r"^/+ws/google\.ai\.generativelanguage\.(?P<version>v1beta|v1alpha|v1)\.GenerativeService\.BidiGenerateMusic/?$"
+)
+
+
+def match_music(path: str) -> Target | None:
+    """The Lyria RealTime WebSocket a path dials (action MUSIC), or None."""
+    m = _MUSIC.match(path)
+    if m is None:
+        return None
+    return Target(MUSIC, DEVELOPER, "developer", m["version"], method="bidiGenerateMusic")

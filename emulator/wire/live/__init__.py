@@ -1,4 +1,5 @@
-"""The Live API: the BidiGenerateContent WebSocket protocol and ephemeral tokens, answered by the engine seam.
+"""The Live API: the BidiGenerateContent WebSocket protocol and ephemeral tokens, answered by the engine seam;
+and Lyria RealTime's BidiGenerateMusic (music.py).
 
 `serve` takes every WebSocket the app receives: a path the Live API does not dial is refused at the handshake
 (403, before any upgrade); a Live path gets a session (room.py), journaled as one record with its messages.
@@ -17,9 +18,11 @@ from gemini_emulator.protocol import routes
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.wire.handlers import Context
 from gemini_emulator.wire.incoming import headers_of, query_of
+from gemini_emulator.wire.live.music import MusicSession
 from gemini_emulator.wire.live.room import Session
 
 RPC = "BidiGenerateContent"
+MUSIC_RPC = "BidiGenerateMusic"
 SWITCHING_PROTOCOLS = 101
 
 
@@ -28,12 +31,33 @@ async def serve(ctx: Context, store: LiveStore, journal: Journal, scope: Scope, 
     target = routes.match_live(scope["path"])
     ws = WebSocket(scope, receive, send)
     if target is None:
-        await ws.close()  # before the upgrade: uvicorn answers the handshake with 403
+        music = routes.match_music(scope["path"])
+        if music is None:
+            await ws.close()  # before the upgrade: uvicorn answers the handshake with 403
+            return
+        await _serve_music(ctx, store, journal, scope, ws, music)
         return
     query = query_of(scope["query_string"])
     record = journal.begin("GET", scope["path"], query, scope["headers"])
     record.rpc = RPC
     session = Session(ctx, store, ws, target, record, headers_of(scope["headers"]), query)
+    clean = False
+    try:
+        await session.run()
+        clean = True
+    finally:
+        record.body = session.received_messages()
+        journal.finish(record, SWITCHING_PROTOCOLS, session.transcript(), complete=clean)
+
+
+async def _serve_music(
+    ctx: Context, store: LiveStore, journal: Journal, scope: Scope, ws: WebSocket, target: routes.Target
+) -> None:
+    """One Lyria RealTime session (music.py), journaled as one record like a Live session."""
+    query = query_of(scope["query_string"])
+    record = journal.begin("GET", scope["path"], query, scope["headers"])
+    record.rpc = MUSIC_RPC
+    session = MusicSession(ctx, store, ws, target, record, headers_of(scope["headers"]), query)
     clean = False
     try:
         await session.run()
