@@ -27,37 +27,20 @@ SWITCHING_PROTOCOLS = 101
 
 
 async def serve(ctx: Context, store: LiveStore, journal: Journal, scope: Scope, receive: Receive, send: Send) -> None:
-    """One WebSocket connection, start to end."""
-    target = routes.match_live(scope["path"])
+    """One WebSocket connection, start to end: a Live session, or a Lyria RealTime one on the music path."""
     ws = WebSocket(scope, receive, send)
+    target = routes.match_live(scope["path"])
+    kind: type[Session] | type[MusicSession] = Session
+    rpc = RPC
     if target is None:
-        music = routes.match_music(scope["path"])
-        if music is None:
-            await ws.close()  # before the upgrade: uvicorn answers the handshake with 403
-            return
-        await _serve_music(ctx, store, journal, scope, ws, music)
+        target, kind, rpc = routes.match_music(scope["path"]), MusicSession, MUSIC_RPC
+    if target is None:
+        await ws.close()  # before the upgrade: uvicorn answers the handshake with 403
         return
     query = query_of(scope["query_string"])
     record = journal.begin("GET", scope["path"], query, scope["headers"])
-    record.rpc = RPC
-    session = Session(ctx, store, ws, target, record, headers_of(scope["headers"]), query)
-    clean = False
-    try:
-        await session.run()
-        clean = True
-    finally:
-        record.body = session.received_messages()
-        journal.finish(record, SWITCHING_PROTOCOLS, session.transcript(), complete=clean)
-
-
-async def _serve_music(
-    ctx: Context, store: LiveStore, journal: Journal, scope: Scope, ws: WebSocket, target: routes.Target
-) -> None:
-    """One Lyria RealTime session (music.py), journaled as one record like a Live session."""
-    query = query_of(scope["query_string"])
-    record = journal.begin("GET", scope["path"], query, scope["headers"])
-    record.rpc = MUSIC_RPC
-    session = MusicSession(ctx, store, ws, target, record, headers_of(scope["headers"]), query)
+    record.rpc = rpc
+    session = kind(ctx, store, ws, target, record, headers_of(scope["headers"]), query)
     clean = False
     try:
         await session.run()
