@@ -650,6 +650,24 @@ def _op(summary: str, body: bool = False, schema: str | None = None) -> dict[str
     return op
 
 
+def _schedule_schema(description: str, states: list[str]) -> dict[str, Any]:
+    """A job schedule's schema (batches, tunings): phase lengths in ms, the final state, hold, a failure's Status."""
+    phase = {"type": "number", "minimum": 0, "maximum": 86400000}
+    status = {"code": {"type": "integer", "minimum": 0, "maximum": 16}, "message": {"type": "string"}}
+    return {
+        "description": description,
+        "type": "object",
+        "properties": {
+            "pendingMs": phase,
+            "runningMs": phase,
+            "state": {"enum": states},
+            "hold": {"type": "boolean"},
+            "error": {"type": ["object", "null"], "properties": status},
+        },
+        "additionalProperties": False,
+    }
+
+
 OPENAPI: dict[str, Any] = {
     "openapi": "3.1.0",
     "info": {"title": "gemini-emulator admin API", "version": __version__},
@@ -749,45 +767,17 @@ OPENAPI: dict[str, Any] = {
         "parameters": {},
         "securitySchemes": {"adminToken": {"type": "apiKey", "in": "header", "name": ADMIN_TOKEN_HEADER}},
         "schemas": {
-            "BatchSchedule": {
-                "description": "How the caller's next batch jobs walk: PENDING for pendingMs, RUNNING for runningMs,"
-                " then state; hold keeps them RUNNING until the schedule is set again without it",
-                "type": "object",
-                "properties": {
-                    "pendingMs": {"type": "number", "minimum": 0, "maximum": 86400000},
-                    "runningMs": {"type": "number", "minimum": 0, "maximum": 86400000},
-                    "state": {"enum": ["SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED"]},
-                    "hold": {"type": "boolean"},
-                    "error": {
-                        "type": ["object", "null"],
-                        "properties": {
-                            "code": {"type": "integer", "minimum": 0, "maximum": 16},
-                            "message": {"type": "string"},
-                        },
-                    },
-                },
-                "additionalProperties": False,
-            },
-            "TuningSchedule": {
-                "description": "How the caller's next tuning jobs (Vertex tuningJobs, Developer tunedModels) walk:"
-                " PENDING for pendingMs, RUNNING for runningMs, then state; hold keeps them RUNNING until the"
-                " schedule is set again without it (then they end on its state)",
-                "type": "object",
-                "properties": {
-                    "pendingMs": {"type": "number", "minimum": 0, "maximum": 86400000},
-                    "runningMs": {"type": "number", "minimum": 0, "maximum": 86400000},
-                    "state": {"enum": ["SUCCEEDED", "FAILED", "CANCELLED"]},
-                    "hold": {"type": "boolean"},
-                    "error": {
-                        "type": ["object", "null"],
-                        "properties": {
-                            "code": {"type": "integer", "minimum": 0, "maximum": 16},
-                            "message": {"type": "string"},
-                        },
-                    },
-                },
-                "additionalProperties": False,
-            },
+            "BatchSchedule": _schedule_schema(
+                "How the caller's next batch jobs walk: PENDING for pendingMs, RUNNING for runningMs, then state;"
+                " hold keeps them RUNNING until the schedule is set again without it",
+                ["SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED"],
+            ),
+            "TuningSchedule": _schedule_schema(
+                "How the caller's next tuning jobs (Vertex tuningJobs, Developer tunedModels) walk: PENDING for"
+                " pendingMs, RUNNING for runningMs, then state; hold keeps them RUNNING until the schedule is set"
+                " again without it (then they end on its state)",
+                ["SUCCEEDED", "FAILED", "CANCELLED"],
+            ),
             "Clock": {
                 "description": "Move the caller's emulator clock forward: by advanceSeconds, or to time (RFC 3339,"
                 " with its offset, not before the clock's reading)",
