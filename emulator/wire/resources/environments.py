@@ -25,6 +25,7 @@ import io
 import mimetypes
 import tarfile
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from starlette.responses import Response
@@ -379,7 +380,7 @@ async def _start_upload(
     session = ctx.files.start_upload(env.namespace, mime, "", None, declared, UPLOAD_KIND, extra)
     session.spool.limit = min(session.spool.limit, MAX_FILE_BYTES)
     base = files.base_url(request, ctx.settings.tls)
-    url = f"{base}/upload/{target.version}/environments/{env.id}/files/{path}?upload_id={session.id}"
+    url = f"{base}/upload/{target.version}/environments/{env.id}/files/{quote(path)}?upload_id={session.id}"
     headers = {
         "x-guploader-uploadid": session.id,
         "x-goog-upload-status": "active",
