@@ -28,7 +28,17 @@ from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.live import tokens as live_tokens
 from gemini_emulator.wire.media import decisions, imagen, interactions, veo
 from gemini_emulator.wire.openai_compat import surface as openai_compat
-from gemini_emulator.wire.resources import batches, caches, prediction_jobs, triggers, tunings, voices, webhooks
+from gemini_emulator.wire.resources import (
+    agents,
+    batches,
+    caches,
+    environments,
+    prediction_jobs,
+    triggers,
+    tunings,
+    voices,
+    webhooks,
+)
 from gemini_emulator.wire.resources import dispatch as rooms
 from gemini_emulator.wire.sending import Stream
 
@@ -123,6 +133,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.tuning_schedule = tunings.ScheduleView(tuning_store)
     ctx.tuned_models = tunings.resolver(tuning_store)
     admin.resources["voices"] = voices.AdminView(ctx.voices)
+    admin.resources["agents"] = agents.AdminView(ctx.agents)  # managed agents, named by interactions and triggers
+    admin.resources["environments"] = environments.AdminView(ctx.environments)  # their sandboxes and files
     # Live API sessions, resumption handles, ephemeral tokens
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
     admin.resources["liveSessions"] = live.AdminView(sessions)
@@ -224,6 +236,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 journaled = webhooks.redacted(bytes(response.body))
             elif target.action == routes.TRIGGERS:  # client.triggers: due executions run first
                 response = await triggers.serve(ctx, trigger_room, incoming, target, record)
+            elif target.action == routes.AGENTS:  # client.agents; MCP servers' headers are journaled REDACTED
+                response = await agents.serve(ctx, ctx.agents, incoming, target, record)
+                journaled = agents.journal_body(bytes(response.body))
+            elif target.action == routes.ENVIRONMENTS:  # client.environments and its files; keys journaled REDACTED
+                response = await environments.serve(ctx, ctx.environments, incoming, target, record)
+                kind = response.headers.get("content-type", "")
+                journaled = environments.journal_body(bytes(response.body), kind)
             elif target.action == routes.AUTH_TOKENS:  # ephemeral tokens for the Live API
                 response = await live_tokens.create(ctx, sessions, incoming, target, record)
                 journaled = live_tokens.redacted(bytes(response.body))  # without the token's name: a credential
@@ -283,4 +302,6 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.webhooks = webhook_store
     app.state.deliveries = posts
     app.state.triggers = trigger_store
+    app.state.agents = ctx.agents
+    app.state.environments = ctx.environments
     return app

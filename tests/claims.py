@@ -486,6 +486,7 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 # This wave's surfaces keep their claims in modules of their own (the Claim record is in claim_type.py).
+from claims_agents import AGENT_CLAIMS  # noqa: E402
 from claims_catalogue import CATALOGUE_CLAIMS  # noqa: E402
 from claims_fidelity import FIDELITY_CLAIMS  # noqa: E402
 from claims_firebase_live import FIREBASE_LIVE_CLAIMS  # noqa: E402
@@ -515,4 +516,5 @@ CLAIMS = (
     + tuple(FIREBASE_LIVE_CLAIMS)
     + tuple(TRIGGER_CLAIMS)
     + tuple(MUSIC_CLAIMS)
+    + tuple(AGENT_CLAIMS)
 )

@@ -62,7 +62,8 @@ TRIGGER_CLAIMS: list[Claim] = [
             _T + "test_a_failing_execution_and_max_consecutive_failures",
         ),
         source=f"{_SDK} (TriggerExecution, TriggerExecutionStatus, max_consecutive_failures' docstring)",
-        divergence="best-known: an agent answers as gemini-2.5-flash does (agents are not served), run answers once "
+        divergence="best-known: a built-in agent answers as gemini-2.5-flash does (a stored agent as itself: "
+        "claims_agents), run answers once "
         "the execution ends, run works on a paused trigger, the newest-first order; executions past 200 per trigger "
         "are forgotten",
     ),

@@ -28,6 +28,11 @@ Webhooks        /{ver}/webhooks[/{id}[:ping|:rotateSigningSecret]] (action "webh
                 get, update, delete, ping, rotateSigningSecret; gemini_emulator.wire.resources.webhooks)
 Triggers        /{ver}/triggers[/{id}[/executions]]                 (action "triggers"; `method`: create, list, get,
                 update, delete, run, list_executions; gemini_emulator.wire.resources.triggers)
+Agents          /{ver}/agents[/{id}]                                  (action "agents"; `method`: create, list, get,
+                delete; gemini_emulator.wire.resources.agents)
+Environments    /{ver}/environments[/{id}[/files/{path}]]  PUT|POST /upload/{ver}/environments/{id}/files/{path}
+                (action "environments"; `method`: create, list, get, delete, files, upload; `name` the file path;
+                gemini_emulator.wire.resources.environments)
 Rooms           GET /{ver}/operations, GET|DELETE /{ver}/{...}/operations/{id}, POST ...operations/{id}:cancel
                 POST /upload/{ver}/files, GET /{ver}/files, GET|DELETE /{ver}/files/{id}, GET ...files/{id}:download
                 POST /{ver}/files (metadata-only create), POST /{ver}/files:register (Cloud Storage objects)
@@ -549,6 +554,48 @@ def _triggers(http_method: str, path: str) -> Target | None:
     return Target(TRIGGERS, DEVELOPER, "developer", method=verb, **groups) if verb else None
 
 
+# Agents and environments (gemini_emulator.wire.resources.agents, .environments): google-genai 3.6.1's
+# client.agents (_gaos/agents.py) and client.environments (_gaos/environments.py, files.py, _internal.py).
+AGENTS = "agents"
+ENVIRONMENTS = "environments"
+_AGENTS = re.compile(rf"^/(?P<version>{_DEV_VERSIONS})/agents(?:/(?P<resource>{_SEG}))?/?$")
+_ENVIRONMENTS = re.compile(
+    rf"^/(?P<version>{_DEV_VERSIONS})/environments(?:/(?P<resource>{_SEG})(?P<files>/files(?:/(?P<name>.*))?)?)?/?$"
+)
+_ENVIRONMENT_UPLOAD = re.compile(
+    rf"^/upload/(?P<version>{_DEV_VERSIONS})/environments/(?P<resource>{_SEG})/files/(?P<name>.*)$"
+)
+_AGENT_ITEM_VERBS = {"GET": "get", "HEAD": "get", "DELETE": "delete"}
+
+
+def _agents(http_method: str, path: str) -> Target | None:
+    m = _AGENTS.match(path)
+    if m is None:
+        return None
+    groups = _groups(m)
+    verbs = _AGENT_ITEM_VERBS if "resource" in groups else _COLLECTION_VERBS
+    verb = verbs.get(http_method, "")
+    return Target(AGENTS, DEVELOPER, "developer", method=verb, **groups) if verb else None
+
+
+def _environments(http_method: str, path: str) -> Target | None:
+    m = _ENVIRONMENT_UPLOAD.match(path)
+    if m is not None:
+        verb = "upload" if http_method in ("PUT", "POST") else ""
+        return Target(ENVIRONMENTS, DEVELOPER, "developer", method=verb, **_groups(m)) if verb else None
+    m = _ENVIRONMENTS.match(path)
+    if m is None:
+        return None
+    groups = _groups(m)
+    if groups.pop("files", ""):
+        verb = "files" if http_method in ("GET", "HEAD") else ""
+    elif "resource" in groups:
+        verb = _AGENT_ITEM_VERBS.get(http_method, "")
+    else:
+        verb = _COLLECTION_VERBS.get(http_method, "")
+    return Target(ENVIRONMENTS, DEVELOPER, "developer", method=verb, **groups) if verb else None
+
+
 AUTH_TOKENS = "auth_tokens"  # POST /v1alpha/auth_tokens: an ephemeral token for the Live API (google-genai tokens.py)
 
 
@@ -561,6 +608,14 @@ def _match(http_method: str, path: str) -> Target | None:
         template = _template(path)
         if template is not None:
             return template
+    if "/agents" in path:
+        found = _agents(http_method, path)
+        if found is not None:
+            return found
+    if "/environments/" in path or path.rstrip("/").endswith("/environments"):
+        found = _environments(http_method, path)
+        if found is not None:
+            return found
     room = _room(http_method, path)
     if room is not None:
         return room

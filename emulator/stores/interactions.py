@@ -30,7 +30,7 @@ from gemini_emulator.protocol import printers
 MAX_PER_NAMESPACE = 1000
 MAX_BYTES_PER_NAMESPACE = 64 << 20
 MAX_BYTES = 512 << 20
-HEAD = ("id", "status", "created", "updated", "model", "object")  # what a finished view keeps unprinted
+HEAD = ("id", "status", "created", "updated", "model", "agent", "object")  # what a finished view keeps unprinted
 
 
 class StoreFull(Exception):

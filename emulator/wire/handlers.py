@@ -27,7 +27,9 @@ from gemini_emulator.seam import (
     ModelServer,
     ReadyAnswerer,
 )
+from gemini_emulator.stores.agents import AgentStore
 from gemini_emulator.stores.caches import CacheStore
+from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.files import FileStore
 from gemini_emulator.stores.operations import OperationStore
@@ -109,6 +111,10 @@ class Context:
         self._plans: dict[int, tuple[Target, CallPlan]] = {}
         self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
         self.voices = Voices()  # custom voices, per namespace (wire/resources/voices.py serves them)
+        # managed agents and their sandboxes, per namespace (wire/resources/agents.py, environments.py serve them;
+        # interactions and triggers name them)
+        self.agents = AgentStore()
+        self.environments = EnvironmentStore()
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
         # file search stores and their documents (wire/resources/file_search.py serves them)

@@ -35,6 +35,7 @@ from gemini_emulator.seam import Chunk
 from gemini_emulator.stores.interactions import InteractionStore, Stored, StoreFull, new_id
 from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.resources import agents, environments
 from gemini_emulator.wire.sending import Stream
 
 FIELDS: dict[str, Any] = {
@@ -101,10 +102,13 @@ async def serve(
 async def _create(
     ctx: handlers.Context, store: InteractionStore, request: Incoming, target: Target, record: Record, namespace: str
 ) -> Response:
-    body = await handlers.read_body(ctx, request, record)
-    _check_fields(body)
-    if "agent" in body:
-        raise errors.not_implemented("agent interactions (deep research and other agents)")
+    asked = await handlers.read_body(ctx, request, record)
+    _check_fields(asked)
+    body = asked
+    if "agent" in asked:
+        if "model" in asked:
+            raise errors.invalid_argument("Only one of model and agent may be set.")
+        body = agent_body(ctx, namespace, asked, None)
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise errors.invalid_argument("model or agent is required.")
     if "input" not in body:
@@ -123,8 +127,11 @@ async def _create(
     record.model = model
     stream = body.get("stream") is True
     gen_target = dataclasses.replace(call, method="streamGenerateContent") if stream else call
+    environment_id = ""
+    if asked.get("environment") is not None:  # a new sandbox, or the stored one named (404 when unknown)
+        environment_id = environments.provision(ctx.environments, namespace, asked["environment"]).id
     gen, builder, _, answer = handlers.start_generation(ctx, gen_target, model, generate, namespace, stream, body)
-    view = _view(body, model, "in_progress")
+    view = _view(asked, model, "in_progress", str(asked.get("agent") or ""), environment_id)
     stored = Stored.of(view, history + turns)
     keep = body.get("store", True) is not False
     if body.get("background") is True and not stream:
@@ -153,25 +160,49 @@ async def _create(
 
 
 async def run_agent(
-    ctx: handlers.Context, store: InteractionStore, target: Target, namespace: str, body: dict[str, Any], model: str
+    ctx: handlers.Context,
+    store: InteractionStore,
+    target: Target,
+    namespace: str,
+    body: dict[str, Any],
+    stand_in: str,
+    record: Record | None = None,
 ) -> Stored:
-    """An agent interaction (a trigger's) answered now by the engine as `model` through the seam and kept: its view
-    names the agent. Raises ApiError (the engine's, or a bad body)."""
+    """An agent interaction (a trigger's) answered now by the engine through the seam and kept: a stored agent's
+    model and settings (agent_body), a built-in agent's as `stand_in`; its view names the agent. Raises ApiError
+    (the engine's, an unknown agent's 404, or a bad body)."""
     agent = str(body.get("agent", ""))
+    settings = agent_body(ctx, namespace, body, stand_in)
     turns = _input_turns(body.get("input", ""), [])
-    generate = _generate_body({k: v for k, v in body.items() if k != "agent"}, turns)
+    generate = _generate_body(settings, turns)
+    model = settings["model"]
     call = dataclasses.replace(target, action="call", model=model, method="generateContent")
     resolved = ctx.catalogue.resolve(model, "generateContent", target.version, target.backend, target.project)
-    _, builder, _, answer = handlers.start_generation(ctx, call, resolved, generate, namespace, False, body)
-    view = _view(body, resolved, "in_progress")
-    view.pop("model", None)
-    view["agent"] = agent
+    if record is not None:
+        record.model = resolved
+    _, builder, _, answer = handlers.start_generation(ctx, call, resolved, generate, namespace, False, settings)
+    view = _view(body, resolved, "in_progress", agent)
     stored = Stored.of(view, turns)
     chunks = await handlers.collect(answer)
     _complete(stored, chunks, builder)
     stored.finish()
     store.put(namespace, stored)
     return stored
+
+
+def agent_body(ctx: handlers.Context, namespace: str, body: dict[str, Any], stand_in: str | None) -> dict[str, Any]:
+    """An interaction naming an agent as a model interaction's body: a stored agent of the namespace answers with
+    its configuration (wire/resources/agents.settings); a built-in agent as `stand_in` (None: not served, 501);
+    another name is production's 404 (best-known)."""
+    name = str(body.get("agent") or "")
+    stored = agents.resolve(ctx.agents, namespace, name)
+    if stored is not None:
+        return agents.settings(stored, body)
+    if name in agents.BUILT_IN:
+        if stand_in is None:
+            raise errors.not_implemented("agent interactions (deep research and other agents)")
+        return {k: v for k, v in body.items() if k not in ("agent", "agent_config")} | {"model": stand_in}
+    raise errors.ApiError(404, agents.NOT_FOUND)
 
 
 def _check_fields(body: dict[str, Any]) -> None:
@@ -291,10 +322,17 @@ async def _framed(events: AsyncIterator[tuple[str, dict[str, Any]]]) -> AsyncIte
         yield b"event: " + name.encode() + b"\r\ndata: " + orjson.dumps(data) + b"\r\n\r\n"
 
 
-def _view(body: dict[str, Any], model: str, status: str) -> dict[str, Any]:
+def _view(body: dict[str, Any], model: str, status: str, agent: str = "", environment_id: str = "") -> dict[str, Any]:
+    """An interaction's view as it begins: it names its agent where it has one, else its model."""
     now = _now()
-    view: dict[str, Any] = {"id": new_id(), "status": status, "created": now, "updated": now, "model": model}
+    view: dict[str, Any] = {"id": new_id(), "status": status, "created": now, "updated": now}
+    if agent:
+        view["agent"] = agent
+    else:
+        view["model"] = model
     view["object"] = "interaction"
+    if environment_id:
+        view["environment_id"] = environment_id
     for key in ("previous_interaction_id", "system_instruction", "tools", "generation_config", "response_format"):
         if key in body:
             view[key] = body[key]

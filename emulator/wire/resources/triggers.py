@@ -6,8 +6,10 @@ A trigger runs its `interaction` (the SDK's CreateAgentInteraction: `agent`, `in
 against the namespace's emulator clock, which the admin API advances (`PUT /__emulator/clock`, ClockView): each
 triggers call and each advance first runs the fires that clock has passed (bounded: stores/triggers.py); there is
 no timer of its own. An execution asks the engine through the seam (interactions.run_agent: the input as a
-generateContent call to AGENT_MODEL, the stand-in for the agent), keeps the answer as an interaction of the
-namespace (`interaction_id`, readable with `client.interactions.get`), and is journaled (rpc `triggers.execute`).
+generateContent call: a stored agent's (client.agents) with its model, system instruction and tools; a built-in
+agent's to AGENT_MODEL, the stand-in; another name fails the execution with a 404), keeps the answer as an
+interaction of the namespace (`interaction_id`, readable with `client.interactions.get`), and is journaled (rpc
+`triggers.execute`).
 Field names from the SDK; ids, key order, errors' wording and what an agent answers with are best-known
 (docs/conformance.md, "Triggers (issue 33)").
 """
@@ -39,6 +41,7 @@ from gemini_emulator.stores.triggers import (
 from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.media import interactions
+from gemini_emulator.wire.resources.agents import STAND_IN_MODEL
 
 PAGE_DEFAULT, PAGE_MAX = 50, 1000  # best-known: as webhooks' (the SDK's docstrings give no numbers)
 FIELDS = (
@@ -51,7 +54,7 @@ FIELDS = (
     "max_consecutive_failures",
 )  # TriggerCreateParams
 UPDATABLE = ("display_name", "status")  # TriggerUpdate
-AGENT_MODEL = "gemini-2.5-flash"  # best-known: the model that answers for an agent (agents are not served yet)
+AGENT_MODEL = STAND_IN_MODEL  # best-known: the model that answers for a built-in agent
 MAX_TIMEOUT_S = 3600
 MAX_FAILURES = 1000
 MAX_ERROR_CHARS = 1024
@@ -76,7 +79,9 @@ class Triggers:
         record.body = {"trigger_id": trigger.id, "scheduled_time": stamp_s(scheduled), **trigger.interaction}
         target = Target("call", DEVELOPER, "developer", version, model=AGENT_MODEL, method="generateContent")
         interaction_id, error, status = "", "", 200
-        run = interactions.run_agent(self.ctx, self.kept, target, trigger.namespace, trigger.interaction, AGENT_MODEL)
+        run = interactions.run_agent(
+            self.ctx, self.kept, target, trigger.namespace, trigger.interaction, AGENT_MODEL, record
+        )
         try:
             timeout = trigger.execution_timeout_seconds or None
             interaction_id = (await asyncio.wait_for(run, timeout)).id
