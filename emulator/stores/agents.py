@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import secrets
 import string
-import threading
-from collections import OrderedDict
 from typing import Any
 
 import orjson
+
+from gemini_emulator.stores.keyed import Full, Keyed
 
 MAX_PER_NAMESPACE = 100
 MAX_AGENTS = 10_000
@@ -27,7 +27,7 @@ ID_PREFIX = "agent_"
 _ID_CHARS = string.ascii_lowercase + string.digits
 
 
-class AgentsFull(Exception):
+class AgentsFull(Full):
     """No room for another agent: the message says which bound."""
 
 
@@ -40,15 +40,19 @@ def new_id() -> str:
     return ID_PREFIX + "".join(secrets.choice(_ID_CHARS) for _ in range(12))
 
 
-class AgentStore:
-    """Every namespace's agents, oldest first (module docstring: bounds)."""
+class AgentStore(Keyed[bytes]):
+    """Every namespace's agents as their JSON, oldest first (module docstring: bounds)."""
+
+    full = AgentsFull
+    noun = "agents"
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._spaces: dict[str, OrderedDict[str, bytes]] = {}
-        self._count = 0
-        self._bytes: dict[str, int] = {}
-        self._total = 0
+        super().__init__(
+            MAX_PER_NAMESPACE, MAX_AGENTS, bytes_per_namespace=MAX_BYTES_PER_NAMESPACE, bytes_overall=MAX_BYTES
+        )
+
+    def size_of(self, record: bytes) -> int:
+        return len(record)
 
     def create(self, namespace: str, agent: dict[str, Any]) -> dict[str, Any]:
         """Keep `agent` (its `id` set); AgentExists, AgentsFull, or ValueError past MAX_AGENT_BYTES."""
@@ -56,60 +60,16 @@ class AgentStore:
         if len(data) > MAX_AGENT_BYTES:
             raise ValueError(f"an agent's fields take at most {MAX_AGENT_BYTES} bytes of JSON")
         with self._lock:
-            space = self._spaces.setdefault(namespace, OrderedDict())
-            if agent["id"] in space:
+            if self._find(namespace, agent["id"]) is not None:
                 raise AgentExists(agent["id"])
-            used = self._bytes.get(namespace, 0)
-            if len(space) >= MAX_PER_NAMESPACE:
-                raise AgentsFull(f"this caller has {MAX_PER_NAMESPACE} agents, the emulator's bound per caller")
-            if used + len(data) > MAX_BYTES_PER_NAMESPACE:
-                raise AgentsFull(f"this caller's agents would take more than {MAX_BYTES_PER_NAMESPACE} bytes")
-            if self._count >= MAX_AGENTS or self._total + len(data) > MAX_BYTES:
-                raise AgentsFull(f"the emulator holds {MAX_AGENTS} agents or {MAX_BYTES} bytes of them, its bound")
-            space[agent["id"]] = data
-            self._count += 1
-            self._bytes[namespace] = used + len(data)
-            self._total += len(data)
+            self._room(namespace, len(data))
+            self._put(namespace, agent["id"], data)
         return dict(agent)
 
-    def get(self, namespace: str, agent_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            data = self._spaces.get(namespace, OrderedDict()).get(agent_id)
+    def agent(self, namespace: str, agent_id: str) -> dict[str, Any] | None:
+        data = self.get(namespace, agent_id)
         return None if data is None else dict(orjson.loads(data))
 
-    def delete(self, namespace: str, agent_id: str) -> bool:
-        with self._lock:
-            space = self._spaces.get(namespace)
-            data = space.pop(agent_id, None) if space is not None else None
-            if data is None:
-                return False
-            self._count -= 1
-            self._bytes[namespace] -= len(data)
-            self._total -= len(data)
-            return True
-
-    def ids(self, namespace: str) -> list[str]:
-        with self._lock:
-            return list(self._spaces.get(namespace, OrderedDict()))
-
-    def all(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    def agents(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """(namespace, agent) for every agent, or one namespace's, oldest first (the admin view)."""
-        with self._lock:
-            picked = [
-                (name, list(space.values()))
-                for name, space in self._spaces.items()
-                if namespace is None or name == namespace
-            ]
-        return [(name, orjson.loads(data)) for name, datas in picked for data in datas]
-
-    def reset(self, namespace: str | None = None) -> None:
-        """Forget every agent, or one namespace's."""
-        with self._lock:
-            if namespace is None:
-                self._spaces.clear()
-                self._bytes.clear()
-            else:
-                self._spaces.pop(namespace, None)
-                self._bytes.pop(namespace, None)
-            self._count = sum(len(space) for space in self._spaces.values())
-            self._total = sum(self._bytes.values())
+        return [(name, orjson.loads(data)) for name, data in self.owned(namespace)]

@@ -16,13 +16,13 @@ segments. Thread-safe.
 from __future__ import annotations
 
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+from gemini_emulator.stores.keyed import Full, Keyed
 
 MODES = ("on_demand", "self_hosted")  # EnvironmentMode
 SOURCE_TYPES = ("gcs", "inline", "repository", "skill_registry")  # SourceType
@@ -40,7 +40,7 @@ ID_PREFIX = "env_"
 KEY_PREFIX = "envkey_"
 
 
-class EnvironmentsFull(Exception):
+class EnvironmentsFull(Full):
     """No room for another environment or file: the message says which bound."""
 
 
@@ -99,14 +99,19 @@ class Environment:
         return sum(len(f.data) for f in self.files.values())
 
 
-class EnvironmentStore:
-    """Every namespace's environments, oldest first (module docstring: bounds)."""
+class EnvironmentStore(Keyed[Environment]):
+    """Every namespace's environments, oldest first (module docstring: bounds); the byte bounds count their files."""
+
+    full = EnvironmentsFull
+    noun = "environments"
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._spaces: dict[str, OrderedDict[str, Environment]] = {}
-        self._bytes: dict[str, int] = {}  # each namespace's file bytes
-        self._total = 0
+        super().__init__(
+            MAX_PER_NAMESPACE, MAX_ENVIRONMENTS, bytes_per_namespace=MAX_BYTES_PER_NAMESPACE, bytes_overall=MAX_BYTES
+        )
+
+    def size_of(self, record: Environment) -> int:
+        return record.size
 
     def create(
         self, namespace: str, config: dict[str, Any], files: dict[str, tuple[bytes, str]], self_hosted: bool
@@ -119,42 +124,24 @@ class EnvironmentStore:
         _check_files(len(files), size)
         now = time.time()
         with self._lock:
-            space = self._spaces.setdefault(namespace, OrderedDict())
-            if len(space) >= MAX_PER_NAMESPACE:
-                raise EnvironmentsFull(
-                    f"this caller has {MAX_PER_NAMESPACE} environments, the emulator's bound per caller"
-                )
-            if sum(len(s) for s in self._spaces.values()) >= MAX_ENVIRONMENTS:
-                raise EnvironmentsFull(f"the emulator holds {MAX_ENVIRONMENTS} environments, its bound")
-            self._check_bytes(namespace, size)
-            env_id = ID_PREFIX + secrets.token_hex(8)
+            self._room(namespace, size)
+            env_id = self._fresh_id(namespace, _new_id)
             made = Environment(env_id, namespace, config, now, now, now)
             if self_hosted:
                 made.key = KEY_PREFIX + secrets.token_urlsafe(24)
             made.files = {path: WorkspaceFile(data, mime, now, now) for path, (data, mime) in files.items()}
-            space[env_id] = made
-            self._add_bytes(namespace, size)
-            return made
+            return self._put(namespace, env_id, made)
 
-    def get(self, namespace: str, env_id: str, touch: bool = False) -> Environment | None:
+    def touched(self, namespace: str, env_id: str) -> Environment | None:
+        """The environment, its last access now."""
         with self._lock:
-            found = self._spaces.get(namespace, OrderedDict()).get(env_id)
-            if found is not None and touch:
+            found = self._find(namespace, env_id)
+            if found is not None:
                 found.accessed = time.time()
             return found
 
-    def delete(self, namespace: str, env_id: str) -> bool:
-        with self._lock:
-            space = self._spaces.get(namespace)
-            gone = space.pop(env_id, None) if space is not None else None
-            if gone is None:
-                return False
-            self._add_bytes(namespace, -gone.size)
-            return True
-
     def listed(self, namespace: str) -> list[Environment]:
-        with self._lock:
-            return list(self._spaces.get(namespace, OrderedDict()).values())
+        return self.all(namespace)
 
     def write(
         self, env: Environment, files: dict[str, tuple[bytes, str]], overwrite: bool
@@ -163,7 +150,7 @@ class EnvironmentStore:
         BadPath where a file would sit under another or over a directory, EnvironmentsFull past a bound."""
         now = time.time()
         with self._lock:
-            if self._spaces.get(env.namespace, OrderedDict()).get(env.id) is not env:
+            if self._find(env.namespace, env.id) is not env:
                 raise KeyError(env.id)  # deleted meanwhile
             for path in files:
                 if path in env.files and not overwrite:
@@ -185,34 +172,9 @@ class EnvironmentStore:
             self._add_bytes(env.namespace, added - replaced)
             return [(path, env.files[path]) for path in files]
 
-    def _check_bytes(self, namespace: str, more: int) -> None:
-        """The lock is held."""
-        if self._bytes.get(namespace, 0) + more > MAX_BYTES_PER_NAMESPACE:
-            raise EnvironmentsFull(
-                f"this caller's environment files would take more than {MAX_BYTES_PER_NAMESPACE} bytes"
-            )
-        if self._total + more > MAX_BYTES:
-            raise EnvironmentsFull(f"the emulator's environment files would take more than {MAX_BYTES} bytes")
 
-    def _add_bytes(self, namespace: str, more: int) -> None:
-        """The lock is held."""
-        self._bytes[namespace] = self._bytes.get(namespace, 0) + more
-        self._total += more
-
-    def all(self, namespace: str | None = None) -> list[Environment]:
-        with self._lock:
-            spaces = [self._spaces.get(namespace, OrderedDict())] if namespace is not None else self._spaces.values()
-            return [held for space in spaces for held in space.values()]
-
-    def reset(self, namespace: str | None = None) -> None:
-        with self._lock:
-            if namespace is None:
-                self._spaces.clear()
-                self._bytes.clear()
-            else:
-                self._spaces.pop(namespace, None)
-                self._bytes.pop(namespace, None)
-            self._total = sum(self._bytes.values())
+def _new_id() -> str:
+    return ID_PREFIX + secrets.token_hex(8)
 
 
 def _check_files(count: int, size: int) -> None:

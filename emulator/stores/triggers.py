@@ -20,13 +20,14 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cronsim import CronSim, CronSimError
+
+from gemini_emulator.stores.keyed import Full, Keyed, page_of
 
 STATUSES = ("active", "paused", "error")  # TriggerStatus
 EXECUTION_STATUSES = ("in_progress", "completed", "failed", "skipped", "timed_out")  # TriggerExecutionStatus
@@ -41,7 +42,7 @@ MAX_NAME_CHARS = 512
 MAX_ADVANCE_S = 10 * 366 * 86400.0  # the furthest one admin call moves a clock
 
 
-class TriggersFull(Exception):
+class TriggersFull(Full):
     """No room for another trigger: the message says which bound."""
 
 
@@ -144,13 +145,15 @@ def _new_id() -> str:
     return secrets.token_hex(8)
 
 
-class TriggerStore:
+class TriggerStore(Keyed[Trigger]):
     """Every namespace's triggers, oldest first."""
 
+    full = TriggersFull
+    noun = "triggers"
+
     def __init__(self, clock: Clock | None = None) -> None:
+        super().__init__(MAX_PER_NAMESPACE, MAX_TRIGGERS)
         self.clock = clock or Clock()
-        self._spaces: dict[str, OrderedDict[str, Trigger]] = {}
-        self._lock = threading.Lock()
 
     def create(
         self, namespace: str, schedule: str, time_zone: str, interaction: dict[str, Any], **extra: Any
@@ -160,44 +163,25 @@ class TriggerStore:
         now = self.clock.now(namespace)
         first = next_fire(schedule, time_zone, now)
         with self._lock:
-            space = self._spaces.setdefault(namespace, OrderedDict())
-            if len(space) >= MAX_PER_NAMESPACE:
-                raise TriggersFull(f"this caller has {MAX_PER_NAMESPACE} triggers, the emulator's bound per caller")
-            if sum(len(s) for s in self._spaces.values()) >= MAX_TRIGGERS:
-                raise TriggersFull(f"the emulator holds {MAX_TRIGGERS} triggers, its bound")
-            trigger_id = _new_id()
-            while trigger_id in space:
-                trigger_id = _new_id()
+            self._room(namespace)
+            trigger_id = self._fresh_id(namespace, _new_id)
             made = Trigger(trigger_id, namespace, schedule, time_zone, interaction, created=now, updated=now)
             made.next_run = first
             for key, value in extra.items():
                 setattr(made, key, value)
-            space[trigger_id] = made
-            return made
-
-    def get(self, namespace: str, trigger_id: str) -> Trigger | None:
-        with self._lock:
-            space = self._spaces.get(namespace)
-            return space.get(trigger_id) if space is not None else None
-
-    def page(self, namespace: str, size: int, token: str = "") -> tuple[list[Trigger], str] | None:
-        """Up to `size` triggers from the one `token` names and the next page's token ("": none); None for a token
-        that names none of this namespace's."""
-        with self._lock:
-            held = list(self._spaces.get(namespace, OrderedDict()).values())
-        return _page(held, [t.id for t in held], size, token)
+            return self._put(namespace, trigger_id, made)
 
     def executions(self, trigger: Trigger, size: int, token: str = "") -> tuple[list[Execution], str] | None:
         """A page of the trigger's executions, newest first (as `page`)."""
         with self._lock:
             held = list(reversed(trigger.executions))
-        return _page(held, [e.id for e in held], size, token)
+        return page_of(held, [e.id for e in held], size, token)
 
     def update(self, namespace: str, trigger_id: str, display_name: str | None, status: str | None) -> Trigger | None:
         """Change the fields given; a paused trigger resumed runs next at its first fire after now. None: unknown."""
         now = self.clock.now(namespace)
         with self._lock:
-            found = self._spaces.get(namespace, OrderedDict()).get(trigger_id)
+            found = self._find(namespace, trigger_id)
             if found is None:
                 return None
             if display_name is not None:
@@ -212,18 +196,13 @@ class TriggerStore:
             found.updated = now
             return found
 
-    def delete(self, namespace: str, trigger_id: str) -> bool:
-        with self._lock:
-            space = self._spaces.get(namespace)
-            return space is not None and space.pop(trigger_id, None) is not None
-
     def due(self, namespace: str) -> list[tuple[Trigger, float]]:
         """The namespace's active triggers' fires its clock has passed (bounded, module docstring), oldest first;
         each trigger's next run moves past the reading."""
         now = self.clock.now(namespace)
         fires: list[tuple[Trigger, float]] = []
         with self._lock:
-            for held in self._spaces.get(namespace, OrderedDict()).values():
+            for held in self._held_by(namespace):
                 if held.status != "active":
                     continue
                 taken = 0
@@ -263,28 +242,9 @@ class TriggerStore:
             else:
                 trigger.consecutive_failures = 0
 
-    def all(self, namespace: str | None = None) -> list[Trigger]:
-        with self._lock:
-            spaces = [self._spaces.get(namespace, OrderedDict())] if namespace is not None else self._spaces.values()
-            return [held for space in spaces for held in space.values()]
-
     def reset(self, namespace: str | None = None) -> None:
-        with self._lock:
-            if namespace is None:
-                self._spaces.clear()
-            else:
-                self._spaces.pop(namespace, None)
+        super().reset(namespace)
         self.clock.reset(namespace)
-
-
-def _page(held: list[Any], ids: list[str], size: int, token: str) -> tuple[list[Any], str] | None:
-    start = 0
-    if token:
-        if token not in ids:
-            return None
-        start = ids.index(token)
-    following = ids[start + size] if start + size < len(ids) else ""
-    return held[start : start + size], following
 
 
 def stamp_s(seconds: float) -> str:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import secrets
 import string
-import threading
-from collections import OrderedDict
 from typing import Any
 
 import orjson
+
+from gemini_emulator.stores.keyed import Full, Keyed
 
 # (name, style): the speech-generation guide's table of prebuilt voices, in its order.
 PREBUILT: tuple[tuple[str, str], ...] = (
@@ -64,7 +64,7 @@ ID_PREFIX = "voice_"
 _ID_CHARS = string.ascii_lowercase + string.digits
 
 
-class VoicesFull(Exception):
+class VoicesFull(Full):
     """No room for another stored voice: the message says which bound."""
 
 
@@ -78,78 +78,44 @@ def new_key() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(24)
 
 
-class Voices:
-    """Each namespace's stored voices, newest last (ListVoices prints them newest first)."""
+class Voices(Keyed[bytes]):
+    """Each namespace's stored voices (kept as their JSON), newest last (ListVoices prints them newest first)."""
+
+    full = VoicesFull
+    noun = "stored voices"
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._by_namespace: dict[str, OrderedDict[str, bytes]] = {}
-        self._count = 0
+        super().__init__(MAX_PER_NAMESPACE, MAX_VOICES)
 
     def create(self, namespace: str, voice: dict[str, Any]) -> dict[str, Any]:
         """Store `voice` (its output fields, without an id) and return it with its new id."""
         with self._lock:
-            kept = self._by_namespace.setdefault(namespace, OrderedDict())
-            if len(kept) >= MAX_PER_NAMESPACE:
-                raise VoicesFull(f"at most {MAX_PER_NAMESPACE} stored voices per project: delete one first")
-            if self._count >= MAX_VOICES:
-                raise VoicesFull(f"the emulator keeps at most {MAX_VOICES} stored voices")
-            voice_id = ID_PREFIX + "".join(secrets.choice(_ID_CHARS) for _ in range(12))
+            self._room(namespace)
+            voice_id = self._fresh_id(namespace, _new_id)
             stored = {"id": voice_id, **voice}
             data = orjson.dumps(stored)
             if len(data) > MAX_VOICE_BYTES:
                 raise ValueError(f"a voice's fields take at most {MAX_VOICE_BYTES} bytes of JSON")
-            kept[voice_id] = data
-            self._count += 1
+            self._put(namespace, voice_id, data)
             return stored
 
-    def get(self, namespace: str, voice_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            kept = self._by_namespace.get(namespace)
-            data = None if kept is None else kept.get(voice_id)
+    def voice(self, namespace: str, voice_id: str) -> dict[str, Any] | None:
+        data = self.get(namespace, voice_id)
         return None if data is None else dict(orjson.loads(data))
-
-    def delete(self, namespace: str, voice_id: str) -> bool:
-        with self._lock:
-            kept = self._by_namespace.get(namespace)
-            if kept is None or kept.pop(voice_id, None) is None:
-                return False
-            self._count -= 1
-            if not kept:
-                del self._by_namespace[namespace]
-            return True
 
     def stored(self, namespace: str) -> list[dict[str, Any]]:
         """The namespace's stored voices, newest first."""
-        with self._lock:
-            found = self._by_namespace.get(namespace)
-            kept = [] if found is None else list(found.values())
-        return [orjson.loads(data) for data in reversed(kept)]
+        return [orjson.loads(data) for data in reversed(self.all(namespace))]
 
     def usable(self, namespace: str, voice: str) -> bool:
         """Whether a speech config may name `voice`: a prebuilt speaker, one of the namespace's stored voices,
         or a replicated voice's key (held by the caller, so not checked)."""
-        if voice in PREBUILT_NAMES or voice.startswith(KEY_PREFIX):
-            return True
-        with self._lock:
-            kept = self._by_namespace.get(namespace)
-            return kept is not None and voice in kept
+        return voice in PREBUILT_NAMES or voice.startswith(KEY_PREFIX) or self.get(namespace, voice) is not None
 
-    def all(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    def voices(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """(namespace, voice) for every stored voice, or one namespace's, oldest first (the admin view)."""
-        with self._lock:
-            picked = [
-                (name, list(kept.values()))
-                for name, kept in self._by_namespace.items()
-                if namespace is None or name == namespace
-            ]
-        return [(name, orjson.loads(data)) for name, datas in picked for data in datas]
+        return [(name, orjson.loads(data)) for name, data in self.owned(namespace)]
 
-    def reset(self, namespace: str | None = None) -> None:
-        """Forget every stored voice, or one namespace's."""
-        with self._lock:
-            if namespace is None:
-                self._by_namespace.clear()
-            else:
-                self._by_namespace.pop(namespace, None)
-            self._count = sum(len(kept) for kept in self._by_namespace.values())
+
+def _new_id() -> str:
+    return ID_PREFIX + "".join(secrets.choice(_ID_CHARS) for _ in range(12))

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import base64
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
+
+from gemini_emulator.stores.keyed import Full, Keyed
 
 # The events google-genai 3.6.1 lists (types/webhooks/webhook.py, WebhookSubscribedEvent), and the two more the
 # @google/genai reference lists (batch.cancelled, interaction.cancelled).
@@ -47,7 +47,7 @@ MAX_NAME_CHARS = 512
 MAX_EVENTS = len(KNOWN_EVENTS)
 
 
-class WebhooksFull(Exception):
+class WebhooksFull(Full):
     """No room for another webhook: the message says which bound."""
 
 
@@ -97,49 +97,24 @@ def _new_id() -> str:
     return secrets.token_hex(8)
 
 
-class WebhookStore:
+class WebhookStore(Keyed[Webhook]):
     """Every namespace's webhooks, oldest first."""
 
+    full = WebhooksFull
+    noun = "webhooks"
+
     def __init__(self) -> None:
-        self._spaces: dict[str, OrderedDict[str, Webhook]] = {}
-        self._lock = threading.Lock()
+        super().__init__(MAX_PER_NAMESPACE, MAX_WEBHOOKS)
 
     def create(self, namespace: str, uri: str, events: list[str], name: str = "") -> tuple[Webhook, str]:
         """A new webhook and its first signing secret (shown once), or WebhooksFull."""
         with self._lock:
-            space = self._spaces.setdefault(namespace, OrderedDict())
-            if len(space) >= MAX_PER_NAMESPACE:
-                raise WebhooksFull(f"this caller has {MAX_PER_NAMESPACE} webhooks, the emulator's bound per caller")
-            if sum(len(s) for s in self._spaces.values()) >= MAX_WEBHOOKS:
-                raise WebhooksFull(f"the emulator holds {MAX_WEBHOOKS} webhooks, its bound")
+            self._room(namespace)
             now = time.time_ns()
             secret = new_secret()
-            webhook_id = _new_id()
-            while webhook_id in space:
-                webhook_id = _new_id()
+            webhook_id = self._fresh_id(namespace, _new_id)
             hook = Webhook(webhook_id, namespace, uri, list(events), name, "enabled", now, now, [Secret(secret, now)])
-            space[webhook_id] = hook
-            return hook, secret
-
-    def get(self, namespace: str, webhook_id: str) -> Webhook | None:
-        with self._lock:
-            space = self._spaces.get(namespace)
-            return space.get(webhook_id) if space is not None else None
-
-    def page(self, namespace: str, size: int, token: str = "") -> tuple[list[Webhook], str] | None:
-        """Up to `size` webhooks after the one `token` names ("" : from the start) and the next page's token ("":
-        none); None for a token that names no webhook of this namespace."""
-        with self._lock:
-            hooks = list(self._spaces.get(namespace, OrderedDict()).values())
-        start = 0
-        if token:
-            ids = [h.id for h in hooks]
-            if token not in ids:
-                return None
-            start = ids.index(token)
-        page = hooks[start : start + size]
-        following = hooks[start + size].id if start + size < len(hooks) else ""
-        return page, following
+            return self._put(namespace, webhook_id, hook), secret
 
     def update(
         self,
@@ -153,7 +128,7 @@ class WebhookStore:
     ) -> Webhook | None:
         """Change the fields given (None: left as they are); None for an unknown webhook."""
         with self._lock:
-            hook = self._spaces.get(namespace, OrderedDict()).get(webhook_id)
+            hook = self._find(namespace, webhook_id)
             if hook is None:
                 return None
             if uri is not None:
@@ -172,7 +147,7 @@ class WebhookStore:
         an unknown webhook."""
         grace = REVOCATIONS[revocation]
         with self._lock:
-            hook = self._spaces.get(namespace, OrderedDict()).get(webhook_id)
+            hook = self._find(namespace, webhook_id)
             if hook is None:
                 return None
             now = time.time_ns()
@@ -188,39 +163,13 @@ class WebhookStore:
             hook.updated_ns = now
             return secret
 
-    def delete(self, namespace: str, webhook_id: str) -> bool:
-        with self._lock:
-            space = self._spaces.get(namespace)
-            return space is not None and space.pop(webhook_id, None) is not None
-
     def subscribed(self, namespace: str, event: str) -> list[Webhook]:
         """The namespace's enabled webhooks subscribed to `event`."""
         with self._lock:
-            space = self._spaces.get(namespace)
-            if not space:
-                return []
-            return [h for h in space.values() if h.state == "enabled" and event in h.events]
+            return [h for h in self._held_by(namespace) if h.state == "enabled" and event in h.events]
 
     def wants(self, namespace: str, prefix: str) -> bool:
         """Whether any enabled webhook of the namespace is subscribed to an event starting with `prefix`."""
         with self._lock:
-            space = self._spaces.get(namespace)
-            if not space:
-                return False
-            return any(h.state == "enabled" and any(e.startswith(prefix) for e in h.events) for h in space.values())
-
-    def all(self, namespace: str | None = None) -> list[Webhook]:
-        with self._lock:
-            spaces = [self._spaces.get(namespace, OrderedDict())] if namespace is not None else self._spaces.values()
-            return [hook for space in spaces for hook in space.values()]
-
-    def count(self, namespace: str) -> int:
-        with self._lock:
-            return len(self._spaces.get(namespace, ()))
-
-    def reset(self, namespace: str | None = None) -> None:
-        with self._lock:
-            if namespace is None:
-                self._spaces.clear()
-            else:
-                self._spaces.pop(namespace, None)
+            held = self._held_by(namespace)
+        return any(h.state == "enabled" and any(e.startswith(prefix) for e in h.events) for h in held)

@@ -67,14 +67,14 @@ async def serve(ctx: Context, store: AgentStore, request: Incoming, target: Targ
             ids = store.ids(namespace)
             start, size = page_start(request.query, ids), page_size(request.query)
             out: dict[str, Any] = {}
-            found = [store.get(namespace, agent_id) for agent_id in ids[start : start + size]]
+            found = [store.agent(namespace, agent_id) for agent_id in ids[start : start + size]]
             if found:
                 out["agents"] = [view(agent) for agent in found if agent is not None]
             if start + size < len(ids):
                 out["next_page_token"] = page_token(ids[start + size])
             return json_response(out)
         agent_id = target.resource.removeprefix("agents/")
-        held = store.get(namespace, agent_id)
+        held = store.agent(namespace, agent_id)
         if held is None:
             raise errors.ApiError(404, NOT_FOUND)
         if target.method == "get":
@@ -214,14 +214,14 @@ def _text(value: Any) -> str:
 def resolve(store: AgentStore, namespace: str, name: str) -> dict[str, Any] | None:
     """The stored agent `name` (or `agents/name`) of the namespace, with what it takes from the stored agents it
     extends (`base_agent`, at most MAX_BASE_DEPTH deep) filled in; None when the namespace has none of that id."""
-    found = store.get(namespace, name.removeprefix("agents/"))
+    found = store.agent(namespace, name.removeprefix("agents/"))
     if found is None:
         return None
     merged = dict(found)
     seen = {merged["id"]}
     base = merged.get("base_agent", "")
     for _ in range(MAX_BASE_DEPTH):
-        parent = store.get(namespace, base) if base and base not in seen else None
+        parent = store.agent(namespace, base) if base and base not in seen else None
         if parent is None:
             break
         seen.add(base)
@@ -294,7 +294,7 @@ class AdminView:
                 "model": (agent.get("agent_config") or {}).get("model", ""),
                 "tools": len(agent.get("tools") or []),
             }
-            for name, agent in self.store.all(namespace)
+            for name, agent in self.store.agents(namespace)
         ]
 
     def remove(self, namespace: str, name: str) -> bool:

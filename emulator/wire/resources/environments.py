@@ -80,7 +80,7 @@ async def serve(ctx: Context, store: EnvironmentStore, request: Incoming, target
             return json_response(view(made, created=True))
         if target.method == "list":
             return json_response(_list(store, namespace, request))
-        env = store.get(namespace, target.resource.removeprefix("environments/"), touch=True)
+        env = store.touched(namespace, target.resource.removeprefix("environments/"))
         if env is None:
             raise errors.ApiError(404, NOT_FOUND)
         if target.method == "get":
@@ -187,7 +187,7 @@ def provision(store: EnvironmentStore, namespace: str, spec: Any) -> Environment
     if isinstance(spec, str):
         if spec == "remote":
             return create(store, namespace, {})
-        found = store.get(namespace, spec.removeprefix("environments/"), touch=True)
+        found = store.touched(namespace, spec.removeprefix("environments/"))
         if found is None:
             raise errors.ApiError(404, NOT_FOUND)
         return found

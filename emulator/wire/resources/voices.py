@@ -74,7 +74,7 @@ async def serve(ctx: Context, voices: Voices, request: Incoming, target: Target,
             return json_response(_list(voices, namespace, request))
         voice_id = target.resource
         if target.method == "get":
-            found = voices.get(namespace, voice_id) or _prebuilt(voice_id)
+            found = voices.voice(namespace, voice_id) or _prebuilt(voice_id)
             if found is None:
                 raise errors.ApiError(404, "Requested entity was not found.")
             return json_response(found)
@@ -208,7 +208,7 @@ class AdminView:
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
         return [
             {"namespace": name, "name": f"voices/{voice['id']}", "type": voice["type"]}
-            for name, voice in self.voices.all(namespace)
+            for name, voice in self.voices.voices(namespace)
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
