@@ -39,14 +39,17 @@ TRIGGER_CLAIMS: list[Claim] = [
         "Each namespace has an emulator clock (wall time plus an offset the admin API only moves forward); advancing "
         "it runs the fires of the namespace's active triggers it passes, at most 10 per trigger and 100 per advance, "
         "oldest first, and lists their executions; paused triggers do not fire; a triggers call also runs what is "
-        "due first",
+        "due first; the fires past the bound, and a fire that finds the previous execution in progress, leave one "
+        "skipped execution (its scheduled_time the first fire skipped, its error why)",
         (
             _T + "test_advancing_the_clock_runs_the_due_executions",
             _T + "test_a_paused_trigger_does_not_fire_and_catch_up_is_bounded",
+            _T + "test_a_fire_while_the_previous_execution_runs_is_skipped",
             _T + "test_namespaces_apart",
         ),
-        source="the emulator's own (production runs triggers on its own clock)",
-        divergence="deliberate: no timer of its own; missed fires past the catch-up bound are skipped unrecorded",
+        source="the emulator's own (production runs triggers on its own clock); the skipped status is the SDK's "
+        "TriggerExecutionStatus",
+        divergence="deliberate: no timer of its own; best-known: when production skips a fire and its wording",
     ),
     Claim(
         "triggers-executions",

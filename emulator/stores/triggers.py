@@ -7,8 +7,10 @@ fire (or `run`) is an Execution (in_progress, then completed or failed), newest 
 
 The clock (`Clock`) is wall time plus an offset per namespace, which the admin API only moves forward: a
 namespace's triggers see its own time, and advancing one namespace's clock runs nobody else's. `due` names the
-fires a clock reading has passed: at most MAX_CATCH_UP per trigger per reading (later missed fires are skipped,
-the trigger's next run after the reading), MAX_DUE in all.
+fires a clock reading has passed: at most MAX_CATCH_UP per trigger per reading, MAX_DUE in all. The missed fires
+past those bounds are skipped, and so is a fire that finds the trigger's previous execution still in progress: each
+such reading leaves one `skipped` execution naming the first fire it skipped and why, and the trigger's next run
+moves past the reading.
 
 Bounds: MAX_PER_NAMESPACE triggers per namespace and MAX_TRIGGERS in all (a create past either is refused),
 MAX_EXECUTIONS kept per trigger (the oldest forgotten), schedules, zones and names of bounded length.
@@ -36,6 +38,12 @@ MAX_TRIGGERS = 10_000
 MAX_EXECUTIONS = 200  # kept per trigger
 MAX_CATCH_UP = 10  # fires run per trigger per clock reading
 MAX_DUE = 100  # fires run per clock reading in all
+# Best-known: why fires were skipped (production's wording for a skipped execution is not documented)
+SKIPPED_PAST_BOUNDS = (
+    f"Skipped: the clock passed more scheduled runs than the emulator runs at one reading"
+    f" ({MAX_CATCH_UP} per trigger, {MAX_DUE} in all)."
+)
+SKIPPED_BUSY = "Skipped: the previous execution was still in progress."
 MAX_SCHEDULE_CHARS = 256
 MAX_ZONE_CHARS = 64
 MAX_NAME_CHARS = 512
@@ -203,17 +211,29 @@ class TriggerStore(Keyed[Trigger]):
         fires: list[tuple[Trigger, float]] = []
         with self._lock:
             for held in self._held_by(namespace):
-                if held.status != "active":
+                if held.status != "active" or held.next_run > now:
+                    continue
+                if any(ran.status == "in_progress" for ran in held.executions):
+                    self._skip(held, now, SKIPPED_BUSY)
                     continue
                 taken = 0
                 while held.next_run <= now and taken < MAX_CATCH_UP and len(fires) < MAX_DUE:
                     fires.append((held, held.next_run))
                     held.next_run = next_fire(held.schedule, held.time_zone, held.next_run)
                     taken += 1
-                if held.next_run <= now:  # past the bounds: the missed fires are skipped
-                    held.next_run = next_fire(held.schedule, held.time_zone, now)
+                if held.next_run <= now:
+                    self._skip(held, now, SKIPPED_PAST_BOUNDS)
         fires.sort(key=lambda fire: fire[1])
         return fires
+
+    def _skip(self, trigger: Trigger, now: float, why: str) -> None:
+        """Record the fires from the trigger's next run to `now` as skipped, and move its next run past `now` (the
+        caller holds the lock)."""
+        skipped = Execution(_new_id(), trigger.id, trigger.next_run, "skipped", now, now, error=why)
+        skipped.environment_id = trigger.environment_id
+        trigger.executions.append(skipped)
+        del trigger.executions[:-MAX_EXECUTIONS]
+        trigger.next_run = next_fire(trigger.schedule, trigger.time_zone, now)
 
     def begin(self, trigger: Trigger, scheduled: float) -> Execution:
         """A new in_progress execution of `trigger` (the oldest forgotten past MAX_EXECUTIONS)."""

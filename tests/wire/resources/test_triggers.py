@@ -6,7 +6,9 @@ interactions, journaled); bad schedules and zones as 400s; namespaces apart; the
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -110,6 +112,30 @@ def test_a_paused_trigger_does_not_fire_and_catch_up_is_bounded(gemini: Gemini) 
     assert len(ran) == MAX_CATCH_UP and {e["trigger_id"] for e in ran} == {every_minute.id}
     assert client.triggers.list_executions(trigger_id=paused.id).trigger_executions is None
     assert client.triggers.get(id=every_minute.id).next_run_time.timestamp() > _clock_seconds(gemini)
+    listed = client.triggers.list_executions(trigger_id=every_minute.id).trigger_executions
+    skipped = [e for e in listed if e.status == "skipped"]  # the 50 fires past the bound leave one record
+    assert len(skipped) == 1 and len(listed) == MAX_CATCH_UP + 1 and "Skipped" in skipped[0].error
+    newest_run = max(e.scheduled_time for e in listed if e.status == "completed")
+    assert (skipped[0].scheduled_time - newest_run).total_seconds() == 60  # the first fire not run
+
+
+def test_a_fire_while_the_previous_execution_runs_is_skipped(gemini: Gemini) -> None:
+    client = gemini.client
+    gemini.admin.script({"text": "slow", "delayMs": 2000}, {"text": "never asked"})
+    made = client.triggers.create(interaction=_interaction(), schedule=HOURLY, time_zone="UTC")
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(gemini.admin.advance_clock, 3600)  # one fire, answered slowly
+        for _ in range(500):  # until the execution shows in progress (bounded)
+            listed = client.triggers.list_executions(trigger_id=made.id).trigger_executions
+            if listed:
+                break
+            threading.Event().wait(0.01)
+        assert listed and listed[0].status == "in_progress"
+        assert gemini.admin.advance_clock(3600)["executions"] == []  # the next fire finds it busy
+        assert [e["status"] for e in first.result(timeout=30)["executions"]] == ["completed"]
+    statuses = [e.status for e in client.triggers.list_executions(trigger_id=made.id).trigger_executions]
+    assert statuses == ["skipped", "completed"]  # newest first
+    assert len(gemini.admin.pending()) == 1  # the second entry was never asked for
 
 
 def _clock_seconds(gemini: Gemini) -> float:
