@@ -162,10 +162,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         settings.webhook_backoff_ms / 1000,
     )
     ctx.drain.on_end(posts.close)  # deliveries end with the server
+    admin.jwks = posts.signer.jwks
     admin.resources["webhooks"] = webhooks.AdminView(webhook_store)
     batch_room.on_created = webhooks.watch_batch(posts, webhook_store, ctx, batch_room)
     ctx.video_done = lambda op: webhooks.watch_video(posts, webhook_store, op)
-    ctx.interaction_ended = lambda namespace, view: webhooks.interaction_ended(posts, namespace, view)
+    ctx.interaction_ended = lambda namespace, view, dynamic: webhooks.interaction_ended(posts, namespace, view, dynamic)
 
     # Triggers: scheduled agent interactions, run against each namespace's emulator clock (admin: /clock)
     trigger_store = TriggerStore()

@@ -79,4 +79,19 @@ WEBHOOK_CLAIMS: list[Claim] = [
         source="the emulator's own bounds (production retries for 24 hours)",
         divergence="deliberate: a small retry cap, a host guard production has no need for, 100 webhooks per key",
     ),
+    Claim(
+        "webhooks-dynamic",
+        "batch.webhookConfig, interactions webhook_config",
+        "A request's webhook_config sends its events to its uris instead of the registered webhooks, with "
+        "user_metadata as data.user_metadata, signed with an RS256 JWT (aud the URI, body_sha256 the body's digest) "
+        "that verifies against GET /__emulator/webhooks/jwks; a URI off loopback and --webhook-hosts is a 400",
+        (
+            _T + "test_a_batch_webhook_config_delivers_to_its_uris_signed_with_a_jwt",
+            _T + "test_a_background_interaction_webhook_config_async",
+            _T + "test_a_webhook_config_uri_the_emulator_may_not_post_to_is_a_400",
+        ),
+        source=f"{_SDK}; google-genai types.WebhookConfig (uris instead of the registered webhooks, user_metadata); "
+        "third-party launch guides (RS256 JWTs against Google's JWKS)",
+        divergence="best-known: the JWT's claims, where user_metadata sits, the emulator's own key and JWKS path",
+    ),
 ]

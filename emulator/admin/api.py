@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,7 +24,7 @@ from starlette.responses import Response
 
 from gemini_emulator import __version__, web
 from gemini_emulator.admin import inspector
-from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, SHIM_ROUTE, AdminGuard
+from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, JWKS_ROUTE, SHIM_ROUTE, AdminGuard
 from gemini_emulator.admin.journal import PAGE_RECORDS, Journal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, printers
@@ -211,6 +212,7 @@ class Admin:
         self.tuning_schedule: Schedule | None = None  # ... and the tuning jobs' (wire/resources/tunings.py)
         self.templates: Schedule | None = None  # server prompt templates per namespace (wire/templates.py)
         self.clock: Clock | None = None  # the emulator clock triggers run against (wire/resources/triggers.py)
+        self.jwks: Callable[[], dict[str, Any]] | None = None  # dynamic webhooks' public key (wire/deliveries.py)
         self._routes = {
             ("GET", "/health"): self.health,
             ("GET", "/version"): self.version,
@@ -219,6 +221,7 @@ class Admin:
             ("GET", "/gemini-openapi.json"): self.gemini_openapi,
             ("GET", "/inspector"): self.inspector,
             ("GET", SHIM_ROUTE): self.firebase_live_shim,
+            ("GET", JWKS_ROUTE): self.webhook_jwks,
             ("GET", "/namespaces"): self.namespaces,
             ("GET", "/script"): self.list_script,
             ("POST", "/script"): self.append_script,
@@ -307,6 +310,10 @@ class Admin:
     async def firebase_live_shim(self, request: Request) -> Response:
         """The script that sends firebase/ai's Live WebSockets here; any page may load it (guard.OPEN)."""
         return Response(web.SHIM, media_type="text/javascript; charset=utf-8", headers=SHIM_HEADERS)
+
+    async def webhook_jwks(self, request: Request) -> Response:
+        """The JWKS dynamic webhooks' signatures verify against (no token needed: guard.OPEN)."""
+        return _json(self.jwks() if self.jwks is not None else {"keys": []})
 
     async def namespaces(self, request: Request) -> Response:
         """Every namespace with journal records or pending entries, with their counts."""
@@ -682,6 +689,9 @@ OPENAPI: dict[str, Any] = {
         f"{PREFIX}/inspector": {"get": _op("The inspector page (HTML): live requests, script entries, namespaces")},
         f"{PREFIX}{SHIM_ROUTE}": {
             "get": _op("firebase-live-shim.js: a page loads it to send firebase/ai's Live WebSockets here (any origin)")
+        },
+        f"{PREFIX}{JWKS_ROUTE}": {
+            "get": _op("The JWKS dynamic webhooks (a request's webhook_config) are signed against (no token needed)")
         },
         f"{PREFIX}/namespaces": {"get": _op("Namespaces in use with their journal records and pending entries")},
         f"{PREFIX}/script": {

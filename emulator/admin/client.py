@@ -188,6 +188,10 @@ class AdminClient:
         body: dict[str, Any] = {"time": to} if to is not None else {"advanceSeconds": seconds or 0}
         return dict(self._call("PUT", "/clock", json=body))
 
+    def webhook_jwks(self) -> dict[str, Any]:
+        """The JWKS dynamic webhooks (a request's webhook_config) are signed against."""
+        return dict(self._call("GET", "/webhooks/jwks"))
+
     def resources(self, kind: str | None = None) -> dict[str, list[dict[str, Any]]]:
         """This namespace's resources (cached contents, batches, files, operations) by kind."""
         params = {"kind": kind} if kind else {}

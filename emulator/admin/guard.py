@@ -12,7 +12,8 @@ carries a body must declare `Content-Type: application/json`, which no form or n
 preflights are answered without any Access-Control-Allow-* header, so browsers never let another origin in. The
 inspector page is served by the emulator itself, so its own calls are same-origin. The one route another origin may
 use is `GET /__emulator/firebase-live-shim.js`, a constant script (no data, no Access-Control-Allow-* header either:
-a classic <script src> needs none).
+a classic <script src> needs none). `GET /__emulator/webhooks/jwks` (the public key of dynamic webhooks' signatures)
+needs no token either: a webhook receiver fetches it; it is as public as Google's own JWKS.
 """
 
 from __future__ import annotations
@@ -27,13 +28,22 @@ from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors
 from gemini_emulator.wire.auth import ADMIN_TOKEN_HEADER
 
-__all__ = ["ADMIN_TOKEN_HEADER", "SHIM_ROUTE", "AdminGuard", "allowed_hosts", "is_loopback", "rebound_host"]
+__all__ = [
+    "ADMIN_TOKEN_HEADER",
+    "JWKS_ROUTE",
+    "SHIM_ROUTE",
+    "AdminGuard",
+    "allowed_hosts",
+    "is_loopback",
+    "rebound_host",
+]
 # Admin calls anyone may make: container health checks and load balancers probe this without a token; the
 # inspector page holds no data (a browser cannot send a header when it opens a page: the page sends the token it
 # was opened with, ?token=..., on its own admin calls); nor does the Firebase Live shim, which pages on any origin
 # load with a <script src> (a cross-site GET that can neither send a header nor read anything but this constant file).
 SHIM_ROUTE = "/firebase-live-shim.js"
-OPEN = frozenset({("GET", "/health"), ("GET", "/inspector"), ("GET", SHIM_ROUTE)})
+JWKS_ROUTE = "/webhooks/jwks"  # the public key dynamic webhooks are signed with: a receiver fetches it, holds no data
+OPEN = frozenset({("GET", "/health"), ("GET", "/inspector"), ("GET", SHIM_ROUTE), ("GET", JWKS_ROUTE)})
 MUTATIONS = frozenset({"POST", "PUT", "DELETE", "PATCH"})
 
 

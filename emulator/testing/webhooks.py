@@ -10,7 +10,10 @@
 the rest). `verify_signature` checks a delivery as Standard Webhooks defines it (the scheme Google documents for
 static webhooks): `webhook-signature` holds space-separated `v1,<base64 HMAC-SHA256>` entries over
 `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the base64-decoded secret after `whsec_`, and the timestamp is
-within `tolerance` seconds of now. Thread-safe; bounded (MAX_KEPT requests, MAX_BODY bytes each).
+within `tolerance` seconds of now. `verify_jwt` checks a dynamic webhook's delivery (a request's webhook_config):
+its `webhook-signature` is an RS256 JWT verified against a JWKS (the emulator's `GET /__emulator/webhooks/jwks`,
+`Gemini.admin.webhook_jwks()`), for this receiver's URL, over this body. Thread-safe; bounded (MAX_KEPT requests,
+MAX_BODY bytes each).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import jwt
 import orjson
 
 MAX_KEPT = 1_000
@@ -53,6 +57,24 @@ def verify_signature(secret: str, headers: Mapping[str, str], body: bytes, toler
     return False
 
 
+def verify_jwt(jwks: Mapping[str, Any], headers: Mapping[str, str], body: bytes, audience: str) -> bool:
+    """Whether a dynamic webhook's delivery was signed by a key of `jwks`, for `audience` (the URL it was posted
+    to), over `body`, and is unexpired."""
+    token = headers.get("webhook-signature", "")
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+        keys = [k for k in jwt.PyJWKSet.from_dict(dict(jwks)).keys if k.key_id == kid]
+        if not keys:
+            return False
+        claims = jwt.decode(token, keys[0].key, algorithms=["RS256"], audience=audience)
+    except jwt.PyJWTError:
+        return False
+    digest = hashlib.sha256(body).hexdigest()
+    return hmac.compare_digest(str(claims.get("body_sha256", "")), digest) and claims.get("webhook_id") == headers.get(
+        "webhook-id"
+    )
+
+
 @dataclass(frozen=True)
 class Received:
     """One request the receiver got: its method, path, headers (lower-case names), body and what it answered."""
@@ -79,6 +101,9 @@ class Received:
 
     def verify(self, secret: str, tolerance: float = TOLERANCE_S) -> bool:
         return verify_signature(secret, self.headers, self.body, tolerance)
+
+    def verify_jwt(self, jwks: Mapping[str, Any], audience: str) -> bool:
+        return verify_jwt(jwks, self.headers, self.body, audience)
 
 
 class Receiver:

@@ -12,7 +12,14 @@ event, attempt and outcome), never a secret. `later` runs a probe after a delay 
 the stores reach by the clock, not by a task) and publishes what it finds. All of it ends with the server
 (`close`, registered with the Drain).
 
-Signing follows Standard Webhooks, as Google documents for static webhooks: headers `webhook-id`,
+Dynamic webhooks (a request's `webhook_config`: `uris` to use instead of the registered webhooks, and
+`user_metadata` carried in each of its events as `data.user_metadata`) are delivered the same way, one delivery per
+URI, whatever the namespace's webhooks subscribe to. Their `webhook-signature` is an RS256 JWT (`DynamicSigner`),
+verifiable against the JWKS the emulator publishes at `GET /__emulator/webhooks/jwks` (production: Google's own
+JWKS); its claims are best-known: `iss`, `aud` (the URI), `iat`, `exp` (5 minutes on), `webhook_id`, and
+`body_sha256` (the hex SHA-256 of the body as posted).
+
+Static signing follows Standard Webhooks, as Google documents for static webhooks: headers `webhook-id`,
 `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,` and the base64 HMAC-SHA256 of
 `{id}.{timestamp}.{body}` keyed by the secret's base64-decoded bytes (after `whsec_`), one such entry per secret in
 force, space-separated (a rotation's grace period signs with old and new).
@@ -35,9 +42,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import jwt
 import orjson
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gemini_emulator.admin.journal import REDACTED, Journal
+from gemini_emulator.protocol import errors
 from gemini_emulator.stores.webhooks import SECRET_PREFIX, Webhook, WebhookStore
 
 log = logging.getLogger("gemini_emulator")
@@ -50,6 +60,10 @@ MAX_ANSWER_KEPT = 4096  # bytes of a receiver's answer the journal keeps
 PING = "webhook.ping"  # best-known: the event type of a ping is not documented
 RPC = "webhooks.deliver"
 USER_AGENT = "gemini-emulator-webhooks"
+ISSUER = "https://generativelanguage.googleapis.com"  # best-known: a dynamic webhook JWT's iss
+TOKEN_LIFETIME_S = 300
+MAX_DYNAMIC_URIS = 10  # a request's webhook_config.uris
+MAX_USER_METADATA = 16 << 10  # its user_metadata, as JSON
 
 Found = tuple[str, dict[str, Any]] | float | None  # an event to publish, seconds until the next look, or give up
 Probe = Callable[[], Awaitable[Found]]
@@ -87,6 +101,32 @@ def refusal(uri: str, hosts: frozenset[str]) -> str | None:
     return None
 
 
+def dynamic_config(value: Any, hosts: frozenset[str], field_name: str = "webhook_config") -> Dynamic | None:
+    """A request's webhook_config as delivered (None when it names no URI: the registered webhooks apply), or a 400
+    naming what is wrong: a URI this emulator may not post to (`refusal`), past MAX_DYNAMIC_URIS, or user_metadata
+    that is not an object or past MAX_USER_METADATA bytes of JSON (best-known wording)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise errors.invalid_argument(f"{field_name} must be an object.")
+    uris, metadata = value.get("uris"), value.get("user_metadata", value.get("userMetadata"))
+    if uris is None or uris == []:
+        return None
+    if not isinstance(uris, list) or not all(isinstance(uri, str) and uri for uri in uris):
+        raise errors.invalid_argument(f"{field_name}.uris must be a list of URIs.")
+    if len(uris) > MAX_DYNAMIC_URIS:
+        raise errors.invalid_argument(f"{field_name}.uris: at most {MAX_DYNAMIC_URIS} URIs.")
+    for uri in uris:
+        refused = refusal(uri, hosts)
+        if refused is not None:
+            raise errors.invalid_argument(f"{field_name}.uris: {refused}")
+    if metadata is not None and (not isinstance(metadata, dict) or len(orjson.dumps(metadata)) > MAX_USER_METADATA):
+        raise errors.invalid_argument(
+            f"{field_name}.user_metadata must be an object of at most {MAX_USER_METADATA} bytes of JSON."
+        )
+    return Dynamic(tuple(dict.fromkeys(uris)), metadata)
+
+
 def sign(signing: list[str], message_id: str, timestamp: int, body: bytes) -> str:
     """The `webhook-signature` header: one `v1,<base64 HMAC-SHA256>` entry per secret, space-separated."""
     signed = f"{message_id}.{timestamp}.".encode() + body
@@ -111,9 +151,50 @@ def _shown_url(uri: str) -> tuple[str, dict[str, str]]:
     return f"{parts.scheme}://{netloc}{parts.path or '/'}", query
 
 
+@dataclass(frozen=True)
+class Dynamic:
+    """A request's webhook_config: where its events go instead of the registered webhooks, and what they carry."""
+
+    uris: tuple[str, ...]
+    user_metadata: dict[str, Any] | None = None
+
+
+class DynamicSigner:
+    """The emulator's RSA key for dynamic webhooks: signs each delivery's JWT, and publishes the public half (JWKS).
+    The key is made on first use, one per server."""
+
+    def __init__(self) -> None:
+        self._key: rsa.RSAPrivateKey | None = None
+        self.kid = ""
+
+    def _private(self) -> rsa.RSAPrivateKey:
+        if self._key is None:
+            self._key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+            public = self._key.public_key().public_numbers()
+            self.kid = hashlib.sha256(public.n.to_bytes(256, "big")).hexdigest()[:16]
+        return self._key
+
+    def jwks(self) -> dict[str, Any]:
+        """The JSON Web Key Set a receiver verifies dynamic webhooks against."""
+        key = jwt.algorithms.RSAAlgorithm.to_jwk(self._private().public_key(), as_dict=True)
+        return {"keys": [{**key, "alg": "RS256", "use": "sig", "kid": self.kid}]}
+
+    def token(self, uri: str, message_id: str, timestamp: int, body: bytes) -> str:
+        """The webhook-signature of one delivery to `uri`."""
+        claims = {
+            "iss": ISSUER,
+            "aud": uri,
+            "iat": timestamp,
+            "exp": timestamp + TOKEN_LIFETIME_S,
+            "webhook_id": message_id,
+            "body_sha256": hashlib.sha256(body).hexdigest(),
+        }
+        return jwt.encode(claims, self._private(), algorithm="RS256", headers={"kid": self.kid})
+
+
 @dataclass
 class Delivery:
-    """One event on its way to one webhook."""
+    """One event on its way to one webhook, or (`uri` set, no webhook id) to a dynamic webhook's URI."""
 
     namespace: str
     webhook_id: str
@@ -121,6 +202,7 @@ class Delivery:
     body: bytes
     message_id: str
     attempt: int = 1
+    uri: str = ""
 
 
 class Deliveries:
@@ -139,9 +221,18 @@ class Deliveries:
         self._timers: set[asyncio.TimerHandle] = set()
         self._probes: set[asyncio.Task[None]] = set()
         self._watches = 0
+        self.signer = DynamicSigner()
 
-    def publish(self, namespace: str, event_type: str, data: dict[str, Any]) -> int:
-        """Deliver an event to each enabled webhook of `namespace` subscribed to it; how many there are."""
+    def publish(self, namespace: str, event_type: str, data: dict[str, Any], dynamic: Dynamic | None = None) -> int:
+        """Deliver an event to each enabled webhook of `namespace` subscribed to it, or with `dynamic` to its URIs
+        instead; how many deliveries that makes."""
+        if dynamic is not None:
+            if dynamic.user_metadata is not None:
+                data = {**data, "user_metadata": dynamic.user_metadata}
+            body = event_body(event_type, data)
+            for uri in dynamic.uris:
+                self._enqueue(Delivery(namespace, "", event_type, body, _message_id(), uri=uri))
+            return len(dynamic.uris)
         hooks = [] if self.closed else self.store.subscribed(namespace, event_type)
         if hooks:
             body = event_body(event_type, data)
@@ -153,13 +244,13 @@ class Deliveries:
         """A ping event to one webhook, whatever it is subscribed to."""
         self._enqueue(Delivery(hook.namespace, hook.id, PING, event_body(PING, {"id": hook.id}), _message_id()))
 
-    def later(self, namespace: str, delay_s: float, probe: Probe) -> bool:
-        """Run `probe` in `delay_s` seconds and publish to `namespace` what it finds (False: no room for another
-        probe)."""
+    def later(self, namespace: str, delay_s: float, probe: Probe, dynamic: Dynamic | None = None) -> bool:
+        """Run `probe` in `delay_s` seconds and publish to `namespace` (or `dynamic`'s URIs) what it finds (False:
+        no room for another probe)."""
         if self.closed or self._watches >= MAX_WATCHES:
             return False
         self._watches += 1
-        self._timer(max(0.0, delay_s), lambda: self._look(namespace, probe))
+        self._timer(max(0.0, delay_s), lambda: self._look(namespace, probe, dynamic))
         return True
 
     def close(self) -> None:
@@ -190,7 +281,7 @@ class Deliveries:
         handle = loop.call_later(delay_s, fire)
         self._timers.add(handle)
 
-    def _look(self, namespace: str, probe: Probe) -> None:
+    def _look(self, namespace: str, probe: Probe, dynamic: Dynamic | None) -> None:
         async def run() -> None:
             try:
                 found = await probe()
@@ -198,9 +289,9 @@ class Deliveries:
                 log.exception("a webhook probe failed")
                 found = None
             if isinstance(found, tuple):
-                self.publish(namespace, *found)
+                self.publish(namespace, *found, dynamic=dynamic)
             elif isinstance(found, float | int) and not self.closed:
-                self._timer(max(0.01, float(found)), lambda: self._look(namespace, probe))
+                self._timer(max(0.01, float(found)), lambda: self._look(namespace, probe, dynamic))
                 return
             self._watches -= 1
 
@@ -217,7 +308,7 @@ class Deliveries:
         try:
             self._queue.put_nowait(delivery)
         except asyncio.QueueFull:
-            self._journal(delivery, None, 0, f"dropped: {MAX_QUEUED} deliveries are waiting already", "dropped")
+            self._journal(delivery, 0, f"dropped: {MAX_QUEUED} deliveries are waiting already", "dropped")
 
     async def _work(self) -> None:
         assert self._queue is not None
@@ -231,23 +322,29 @@ class Deliveries:
                 log.exception("a webhook delivery failed")
 
     async def _attempt(self, delivery: Delivery) -> None:
-        hook = self.store.get(delivery.namespace, delivery.webhook_id)
-        if hook is None:
-            self._journal(delivery, None, 0, "the webhook was deleted", "dropped")
+        hook = None if delivery.uri else self.store.get(delivery.namespace, delivery.webhook_id)
+        if hook is None and not delivery.uri:
+            self._journal(delivery, 0, "the webhook was deleted", "dropped")
             return
-        refused = refusal(hook.uri, self.hosts)
+        uri = hook.uri if hook is not None else delivery.uri
+        refused = refusal(uri, self.hosts)
         if refused is not None:  # the setting changed under it: never posted
-            self._journal(delivery, hook, 0, refused, "refused")
+            self._journal(delivery, 0, refused, "refused", uri)
             return
         timestamp = int(time.time())
+        signature = (
+            sign(hook.signing(), delivery.message_id, timestamp, delivery.body)
+            if hook is not None
+            else self.signer.token(uri, delivery.message_id, timestamp, delivery.body)
+        )
         headers = {
             "content-type": "application/json",
             "user-agent": USER_AGENT,
             "webhook-id": delivery.message_id,
             "webhook-timestamp": str(timestamp),
-            "webhook-signature": sign(hook.signing(), delivery.message_id, timestamp, delivery.body),
+            "webhook-signature": signature,
         }
-        record = self._begin(delivery, hook, headers)
+        record = self._begin(delivery, uri, headers)
         if self._client is None:
             self._client = httpx.AsyncClient(
                 timeout=ATTEMPT_TIMEOUT_S, follow_redirects=False, trust_env=False, headers={"user-agent": USER_AGENT}
@@ -255,7 +352,7 @@ class Deliveries:
         status, answer, error = 0, b"", ""
         try:
             async with asyncio.timeout(ATTEMPT_TIMEOUT_S):
-                async with self._client.stream("POST", hook.uri, content=delivery.body, headers=headers) as response:
+                async with self._client.stream("POST", uri, content=delivery.body, headers=headers) as response:
                     status = response.status_code
                     async for piece in response.aiter_bytes():
                         answer += piece
@@ -275,8 +372,8 @@ class Deliveries:
             delivery.attempt += 1
             self._timer(wait, lambda: self._enqueue(delivery))
 
-    def _begin(self, delivery: Delivery, hook: Webhook | None, headers: dict[str, str]) -> Any:
-        url, query = _shown_url(hook.uri) if hook is not None else ("", {})
+    def _begin(self, delivery: Delivery, uri: str, headers: dict[str, str]) -> Any:
+        url, query = _shown_url(uri) if uri else ("", {})
         raw = [(k.encode(), v.encode()) for k, v in headers.items()]
         record = self.journal.begin("POST", url, query, raw)
         record.namespace, record.rpc = delivery.namespace, RPC
@@ -285,7 +382,7 @@ class Deliveries:
 
     def _end(self, record: Any, delivery: Delivery, status: int, answer: bytes, error: str, outcome: str) -> None:
         note: dict[str, Any] = {
-            "webhook": delivery.webhook_id,
+            "webhook": delivery.webhook_id or "dynamic",
             "event": delivery.event_type,
             "id": delivery.message_id,
             "attempt": delivery.attempt,
@@ -296,8 +393,8 @@ class Deliveries:
         record.delivery = note
         self.journal.finish(record, status, answer)
 
-    def _journal(self, delivery: Delivery, hook: Webhook | None, status: int, error: str, outcome: str) -> None:
-        self._end(self._begin(delivery, hook, {}), delivery, status, b"", error, outcome)
+    def _journal(self, delivery: Delivery, status: int, error: str, outcome: str, uri: str = "") -> None:
+        self._end(self._begin(delivery, uri or delivery.uri, {}), delivery, status, b"", error, outcome)
 
 
 def _message_id() -> str:

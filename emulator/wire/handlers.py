@@ -130,7 +130,8 @@ class Context:
         # Webhook events (wire/resources/webhooks.py, set by app.py): a Veo operation given its result, a background
         # interaction ended (its namespace and view).
         self.video_done: Callable[[Any], None] | None = None
-        self.interaction_ended: Callable[[str, dict[str, Any]], None] | None = None
+        # a background interaction's end: (namespace, its view, its webhook_config's deliveries.Dynamic or None)
+        self.interaction_ended: Callable[[str, dict[str, Any], Any], None] | None = None
 
     def start_models(self, entries: Any, where: str) -> list[str]:
         """The server's own models (the `--models` file) added to the catalogue it starts with."""

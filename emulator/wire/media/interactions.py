@@ -33,7 +33,8 @@ from gemini_emulator.protocol.headers import BASE_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.seam import Chunk
 from gemini_emulator.stores.interactions import InteractionStore, Stored, StoreFull, new_id
-from gemini_emulator.wire import auth, handlers, validate
+from gemini_emulator.wire import auth, deliveries, handlers, validate
+from gemini_emulator.wire.deliveries import Dynamic
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import agents, environments
 from gemini_emulator.wire.sending import Stream
@@ -104,6 +105,8 @@ async def _create(
 ) -> Response:
     asked = await handlers.read_body(ctx, request, record)
     _check_fields(asked)
+    hosts = deliveries.webhook_hosts(ctx.settings.webhook_hosts)
+    dynamic = deliveries.dynamic_config(asked.get("webhook_config"), hosts)  # a background run's events go there
     body = asked
     if "agent" in asked:
         if "model" in asked:
@@ -138,9 +141,8 @@ async def _create(
         if store.running(namespace) >= MAX_BACKGROUND:
             raise errors.ApiError(429, f"gemini-emulator: at most {MAX_BACKGROUND} background interactions at once.")
         store.put(namespace, stored)
-        stored.task = asyncio.create_task(
-            _finish_later(stored, answer, builder, record, gen, _Keeper(store, namespace, ctx.interaction_ended))
-        )
+        keeper = _Keeper(store, namespace, ctx.interaction_ended, dynamic)
+        stored.task = asyncio.create_task(_finish_later(stored, answer, builder, record, gen, keeper))
         return handlers.json_response(view)
     if stream:
         if keep:
@@ -225,12 +227,13 @@ class _Keeper:
 
     store: InteractionStore
     namespace: str
-    ended: Callable[[str, dict[str, Any]], None] | None = None
+    ended: Callable[[str, dict[str, Any], Dynamic | None], None] | None = None
+    dynamic: Dynamic | None = None  # the request's webhook_config, when it names URIs
 
     def finished(self, stored: Stored) -> None:
         stored.view.pop("_user_steps", None)  # a run that failed or was cancelled never moved them into `steps`
         if self.ended is not None:
-            self.ended(self.namespace, dict(stored.view))
+            self.ended(self.namespace, dict(stored.view), self.dynamic)
         stored.finish()
         self.store.settle(self.namespace, stored)
 

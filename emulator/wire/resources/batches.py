@@ -42,7 +42,7 @@ from gemini_emulator.stores.batches import FINAL_STATES, BatchJob, Plan, Plans
 from gemini_emulator.stores.caches import stamp
 from gemini_emulator.stores.files import FilesFull, FileTooLarge
 from gemini_emulator.stores.operations import CANCELLED_STATUS, Operation, OperationStore, error_status, new_id
-from gemini_emulator.wire import auth, embeddings, handlers, validate
+from gemini_emulator.wire import auth, deliveries, embeddings, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import filedata
 
@@ -92,6 +92,8 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         body = validate.check_fields(body, message, target.backend, target.version)
         model = ctx.catalogue.resolve(target.model, target.method, target.version, target.backend)
         job = _job(body, model, embed, message)
+        hosts = deliveries.webhook_hosts(ctx.settings.webhook_hosts)
+        dynamic = deliveries.dynamic_config(body["batch"].get("webhookConfig"), hosts, "batch.webhook_config")
         if job.input_file:  # the caller's own file, whole (its lines are read when the job runs)
             stored = ctx.files.get(namespace, job.input_file)
             if stored is None:
@@ -115,6 +117,8 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         steps = [(0.0, "PENDING"), (plan.pending_s, "RUNNING"), (plan.pending_s + plan.running_s, plan.state)]
         op = room.operations.create(namespace, _KIND, name=_new_name(room, namespace), steps=steps, hold=plan.hold)
         op.extra["job"] = job
+        if dynamic is not None:
+            op.extra["webhook"] = dynamic  # its events go to these URIs instead of the registered webhooks
         op.printer = view
         if room.on_created is not None:
             room.on_created(op)

@@ -39,7 +39,7 @@ from gemini_emulator.stores.webhooks import (
     truncated,
 )
 from gemini_emulator.wire import auth, handlers, validate
-from gemini_emulator.wire.deliveries import Deliveries, Found, refusal
+from gemini_emulator.wire.deliveries import Deliveries, Dynamic, Found, refusal
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import batches
 
@@ -255,7 +255,8 @@ def watch_batch(deliveries: Deliveries, store: WebhookStore, ctx: handlers.Conte
     when its schedule ends, answered then (as a read would), and its end published."""
 
     def created(op: Operation) -> None:
-        if not store.wants(op.namespace, "batch."):
+        dynamic = op.extra.get("webhook")
+        if dynamic is None and not store.wants(op.namespace, "batch."):
             return
 
         async def probe() -> Found:
@@ -278,7 +279,7 @@ def watch_batch(deliveries: Deliveries, store: WebhookStore, ctx: handlers.Conte
                 data["error_code"], data["error_message"] = op.error.get("code"), op.error.get("message", "")
             return BATCH_EVENTS[state], data
 
-        deliveries.later(op.namespace, max(0.0, op.ready_at - op.clock()), probe)
+        deliveries.later(op.namespace, max(0.0, op.ready_at - op.clock()), probe, dynamic)
 
     return created
 
@@ -307,11 +308,15 @@ INTERACTION_EVENTS = {
 }
 
 
-def interaction_ended(deliveries: Deliveries, namespace: str, interaction: dict[str, Any]) -> None:
-    """A background interaction's end, published (its id and status)."""
+def interaction_ended(
+    deliveries: Deliveries, namespace: str, interaction: dict[str, Any], dynamic: Dynamic | None = None
+) -> None:
+    """A background interaction's end, published (its id and status) to the namespace's webhooks, or to the URIs
+    of its webhook_config."""
     event = INTERACTION_EVENTS.get(str(interaction.get("status", "")))
     if event is not None:
-        deliveries.publish(namespace, event, {"id": interaction.get("id", ""), "status": interaction["status"]})
+        data = {"id": interaction.get("id", ""), "status": interaction["status"]}
+        deliveries.publish(namespace, event, data, dynamic)
 
 
 class AdminView:

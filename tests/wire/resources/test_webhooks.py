@@ -20,7 +20,7 @@ from google.genai import _interactions, types
 from gemini_emulator.admin.client import AdminClient
 from gemini_emulator.stores.webhooks import MAX_PER_NAMESPACE
 from gemini_emulator.testing.pytest_plugin import Gemini
-from gemini_emulator.testing.webhooks import Receiver, verify_signature
+from gemini_emulator.testing.webhooks import Received, Receiver, verify_signature
 
 MODEL = "gemini-2.5-flash"
 BATCH_EVENTS = ["batch.succeeded", "batch.failed"]
@@ -269,3 +269,63 @@ def test_bounds_on_count_and_sizes(gemini: Gemini) -> None:
     listed = gemini.admin.resources("webhooks")["webhooks"]  # the admin view: counts secrets, never shows one
     assert len(listed) == MAX_PER_NAMESPACE and {s["signingSecrets"] for s in listed} == {1}
     assert "whsec_" not in str(listed)
+
+
+def test_a_batch_webhook_config_delivers_to_its_uris_signed_with_a_jwt(
+    gemini: Gemini, webhook_receiver: Receiver
+) -> None:
+    client = gemini.client
+    registered = client.webhooks.create(subscribed_events=BATCH_EVENTS, uri=webhook_receiver.url + "/registered")
+    gemini.batch_schedule(pendingMs=0, runningMs=20)
+    dynamic_uri = webhook_receiver.url + "/dynamic"
+    config = types.CreateBatchJobConfig(
+        webhook_config=types.WebhookConfig(uris=[dynamic_uri], user_metadata={"batch_id": "123"})
+    )
+    src = [{"contents": [{"parts": [{"text": "Say hello"}], "role": "user"}]}]
+    job = client.batches.create(model=MODEL, src=src, config=config)
+    got = webhook_receiver.wait_for("batch.succeeded")
+    assert got.path == "/hook/dynamic"  # instead of the registered webhook, not beside it
+    assert got.event["data"] == {"id": job.name, "state": "BATCH_STATE_SUCCEEDED", "user_metadata": {"batch_id": "123"}}
+    jwks = gemini.admin.webhook_jwks()
+    assert got.verify_jwt(jwks, dynamic_uri)
+    assert not got.verify_jwt(jwks, webhook_receiver.url + "/other")  # the audience is the URI posted to
+    assert not got.verify(registered.new_signing_secret)  # not the static HMAC scheme
+    tampered = Received(got.method, got.path, got.headers, got.body.replace(b"123", b"124"), got.status, got.at)
+    assert not tampered.verify_jwt(jwks, dynamic_uri)  # the token covers the body
+    assert [r.path for r in webhook_receiver.received] == ["/hook/dynamic"]
+    (record,) = _journal_until(gemini, lambda rs: len(rs) == 1 and rs[0]["status"] == 200)
+    assert record["delivery"]["webhook"] == "dynamic" and record["path"] == dynamic_uri
+
+
+def test_a_background_interaction_webhook_config_async(gemini: Gemini, webhook_receiver: Receiver) -> None:
+    async def run() -> tuple[str, Received]:
+        started = await gemini.client.aio.interactions.create(
+            model=MODEL,
+            input="Say hello",
+            background=True,
+            webhook_config={"uris": [webhook_receiver.url], "user_metadata": {"run": 7}},
+        )
+        got = await asyncio.to_thread(webhook_receiver.wait_for, "interaction.completed")
+        return started.id, got
+
+    interaction_id, got = asyncio.run(run())
+    assert got.event["data"] == {"id": interaction_id, "status": "completed", "user_metadata": {"run": 7}}
+    assert got.verify_jwt(gemini.admin.webhook_jwks(), webhook_receiver.url)
+
+
+def test_a_webhook_config_uri_the_emulator_may_not_post_to_is_a_400(gemini: Gemini) -> None:
+    http = httpx.Client(base_url=gemini.url, headers={"x-goog-api-key": gemini.api_key})
+    body = {
+        "batch": {
+            "inputConfig": {"requests": {"requests": [{"request": {"contents": [{"parts": [{"text": "hi"}]}]}}]}},
+            "webhookConfig": {"uris": ["https://example.com/hook"]},
+        }
+    }
+    answer = http.post(f"/v1beta/models/{MODEL}:batchGenerateContent", json=body)
+    assert answer.status_code == 400 and answer.json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert "batch.webhook_config.uris" in answer.json()["error"]["message"]
+    asked = {"model": MODEL, "input": "hi", "background": True, "webhook_config": {"uris": ["ftp://127.0.0.1/x"]}}
+    answer = http.post("/v1beta/interactions", json=asked)
+    assert answer.status_code == 400 and "not an http or https URL" in answer.json()["error"]["message"]
+    jwks = httpx.get(gemini.url + "/__emulator/webhooks/jwks").json()  # open: a receiver fetches it
+    assert jwks["keys"][0]["kty"] == "RSA" and jwks["keys"][0]["alg"] == "RS256" and "d" not in jwks["keys"][0]
