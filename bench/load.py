@@ -65,6 +65,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and of every descendant it has now (a server's worker processes)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            total += cpu_seconds(current)
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, ValueError):  # gone meanwhile
+            continue
+    return total
+
+
 async def hammer(port: int, path: str, conns: int, server_pid: int, first: int) -> dict[str, Any]:
     """`conns` keep-alive connections on one URL; only requests started after the warm-up count."""
     counter = itertools.count(first)  # prompt numbers: unique across the whole bench run
@@ -75,8 +89,10 @@ async def hammer(port: int, path: str, conns: int, server_pid: int, first: int) 
     begin = time.perf_counter()
     measure_from, stop_at = begin + WARMUP_S, begin + WARMUP_S + ROUND_S
     marks: dict[str, float] = {}
+    sent = 0
 
     async def worker() -> None:
+        nonlocal sent
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
         except OSError as exc:
@@ -85,11 +101,12 @@ async def hammer(port: int, path: str, conns: int, server_pid: int, first: int) 
         try:
             while (now := time.perf_counter()) < stop_at and len(latencies) < MAX_REQUESTS:
                 writer.write(request_bytes(path, port, prompt % next(counter)))
+                sent += 1
                 status = await read_response(reader)
                 done = time.perf_counter()
                 if now >= measure_from:
                     if not marks:  # CPU time of both processes when the measured window opens
-                        marks.update(cpu_srv=cpu_seconds(server_pid), cpu_cli=time.process_time())
+                        marks.update(cpu_srv=tree_cpu(server_pid), cpu_cli=time.process_time())
                     latencies.append(done - now)
                     if status != 200:
                         non_200.append(status)
@@ -103,9 +120,10 @@ async def hammer(port: int, path: str, conns: int, server_pid: int, first: int) 
     return {
         "latencies": latencies,
         "span": marks["last"] - measure_from,
-        "server_cpu": cpu_seconds(server_pid) - marks["cpu_srv"],
+        "server_cpu": tree_cpu(server_pid) - marks["cpu_srv"],
         "client_cpu": time.process_time() - marks["cpu_cli"],
         "non_200": len(non_200) + len(errors),
+        "sent": sent,  # the warm-up's requests too
     }
 
 

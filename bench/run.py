@@ -7,7 +7,7 @@ non-zero only when the measurement itself failed (a server never ready, a reques
 Servers: bench/servers.py. Load generators (each run in a process of its own): bench/load.py. Long runs:
 bench/extras.py. `--quick` skips the long runs; `--no-aimock` skips aimock (no node); `--only NAME` runs one long
 run alone (NAME: streams, memory, idle_connections, disconnects, scaling, openai_compat, fixture, resources, live,
-media) and updates only its entry in
+media, store) and updates only its entry in
 bench/results-latest.json.
 """
 
@@ -29,6 +29,7 @@ import live
 import media
 import resources
 import servers
+import store
 from extras import COUNT, SSE, UNARY, load, rss_mib
 
 BENCH = Path(__file__).resolve().parent
@@ -115,7 +116,7 @@ LONG_RUNS = {
     "fixture": extras.fixture_overhead,
 }
 # Long runs in modules of their own (issues 16-18): each has run() -> results and report(results) -> ok.
-MODULE_RUNS = {"resources": resources, "live": live, "media": media}
+MODULE_RUNS = {"resources": resources, "live": live, "media": media, "store": store}
 LONG_RUNS |= {name: module.run for name, module in MODULE_RUNS.items()}
 
 
