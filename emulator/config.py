@@ -9,6 +9,7 @@ writes it; tests/testing/test_settings.py fails when the README and this module 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -22,6 +23,8 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 _META = "gemini_emulator.setting"
+# --replica: letters and digits only, so `NAME-` starts no other replica's upload ids (docs/scaling.md)
+REPLICA_PATTERN = r"[A-Za-z0-9]{1,16}"
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class Setting:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    pattern: str = ""  # a str setting's values must match it whole (regular expression); "" matches anything
+    pattern_text: str = ""  # what `pattern` asks for, as the refusal says it
 
     @property
     def env(self) -> str:
@@ -75,6 +80,8 @@ class Setting:
             return lowered in _TRUE
         if self.choices and raw not in self.choices:
             raise ValueError(f"{source} must be one of {', '.join(self.choices)}, not {raw!r}")
+        if self.pattern and re.fullmatch(self.pattern, raw) is None:
+            raise ValueError(f"{source} must be {self.pattern_text or self.pattern}, not {raw[:80]!r}")
         return raw
 
 
@@ -236,6 +243,16 @@ class Settings:
         " 60 s)",
         minimum=0,
         maximum=60_000,
+    )
+
+    replica: str = _setting(
+        "",
+        "this replica's name (1 to 16 letters and digits) behind a proxy routing several replicas by API key: it"
+        " begins the upload_id of the resumable upload URLs the server hands out, so the proxy can route their"
+        " key-less follow-ups to the replica holding the session (docs/scaling.md)",
+        shown="none (upload ids as before)",
+        pattern=REPLICA_PATTERN,
+        pattern_text="1 to 16 letters and digits",
     )
 
     def public(self) -> dict[str, object]:
