@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from gemini_emulator.admin.journal_redis import RedisJournal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
-from gemini_emulator.seam.state import MEMORY, check_store, link
+from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.templates import TemplateStore
@@ -110,11 +111,12 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     ctx = handlers.Context(settings, engine)
     if settings.models:
         ctx.start_models(load_script_file(settings.models), settings.models)
-    journal = (
-        Journal(settings.journal_cap)
-        if check_store(settings.store) == MEMORY
-        else RedisJournal(link(settings.store), settings.journal_cap)
-    )
+    if check_store(settings.store) == MEMORY:
+        journal = Journal(settings.journal_cap)
+    else:  # one namespace salt for every process on the store: a key names one namespace everywhere
+        given = os.environ.get(SALT_ENV)
+        auth.use_salt(bytes.fromhex(given) if given else shared_salt(link(settings.store), auth.salt()))
+        journal = RedisJournal(link(settings.store), settings.journal_cap)
     deferred = journal.deferred
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)

@@ -157,3 +157,19 @@ def failures() -> tuple[type[BaseException], ...]:
     import redis.exceptions
 
     return (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+
+
+SALT_ENV = "GEMINI_EMULATOR_INTERNAL_SALT"  # how `--workers` hands its processes the salt (never a setting)
+
+
+def shared_salt(store: RedisLink, fresh: bytes) -> bytes:
+    """The namespace salt every process on this store uses: `fresh` if none was drawn yet, else the one that was
+    (kept in Redis, so replicas name a key alike; the key itself never reaches Redis). A one-line ValueError
+    when Redis cannot be reached at start-up."""
+    key = KEY_PREFIX + "salt"
+    try:
+        store.sync.set(key, fresh, nx=True)
+        held = store.sync.get(key)
+    except failures() as exc:
+        raise ValueError(f"--store {store.shown}: cannot reach Redis at start-up: {_reason(exc)}") from None
+    return bytes(held)

@@ -8,7 +8,9 @@ Keys (P is seam.state.KEY_PREFIX + "s:", N a namespace):
   P o:N   list of the pending entries' ids, oldest first
   P e:N   hash id -> "<index> <the entry's JSON spec>" (parsed where read, cached by version)
   P t:N   hash id -> times (-1: forever)          P u:N  hash id -> times served
-  P m:N   hash: ver (the namespace's version), strict ("1", "0"; absent: follow), next (entry index), answered
+  P p:N   set of the plain entries' ids (no matcher)
+  P m:N   hash: ver (the namespace's version), strict ("1", "0"; absent: follow), next (entry index), answered,
+          matched (the newest matched entry's id)
   P names sorted set of the namespaces besides "*", scored by last use (the idlest is forgotten past MAX_NAMESPACES)
   P seq   entry ids (never reused)             P ver  versions (never reused, so a forgotten namespace's
                                                         version cannot come back and pass a stale cache)
@@ -16,8 +18,10 @@ Keys (P is seam.state.KEY_PREFIX + "s:", N a namespace):
 A plain request costs one round trip (PROBE: each of the caller's and the shared namespace's version, pending
 count and strict setting). With entries, the parsed entries of the version probed are used from this process's
 cache (or SNAPSHOT fetches the ids and only the specs not cached yet), the entry is chosen here (matchers are
-Python: RE2, predicates of JSON paths), and CONSUME serves it atomically only if it is still pending; when another
-process won the race, the choice is made again on a fresh snapshot (MAX_ATTEMPTS bounds it).
+Python: RE2, predicates of JSON paths), and CONSUME serves it atomically only if it is still pending. When another
+process served it first, a plain entry's place goes, in the same call, to the first plain entry still pending if
+no matched entry was added since the snapshot (the choice a fresh snapshot would make: the matched entries it saw
+did not match); otherwise the choice is made again on a fresh snapshot (MAX_ATTEMPTS bounds it).
 
 The request path goes through redis.asyncio (`answer`); the ScriptBook methods the admin API (in a worker
 thread) and fixtures (their own threads) call use the sync client. Lua scripts name their keys themselves
@@ -40,7 +44,7 @@ from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
 
 PREFIX = KEY_PREFIX + "s:"
 MAX_ATTEMPTS = 1000  # choices made again after losing a race (each loss means another request consumed an entry)
-KINDS = ("o:", "e:", "t:", "u:", "m:")
+KINDS = ("o:", "e:", "t:", "u:", "m:", "p:")
 
 _TOUCH = """
 local function touch(P, ns, shared, maxns)
@@ -48,7 +52,7 @@ local function touch(P, ns, shared, maxns)
     local names = P .. 'names'
     if not redis.call('ZSCORE', names, ns) and redis.call('ZCARD', names) >= maxns then
       local idlest = redis.call('ZRANGE', names, 0, 0)[1]
-      for _, k in ipairs({'o:', 'e:', 't:', 'u:', 'm:'}) do redis.call('DEL', P .. k .. idlest) end
+      for _, k in ipairs({'o:', 'e:', 't:', 'u:', 'm:', 'p:'}) do redis.call('DEL', P .. k .. idlest) end
       redis.call('ZREM', names, idlest)
     end
     local now = redis.call('TIME')
@@ -68,13 +72,19 @@ local held = 0
 if not replace then held = redis.call('LLEN', o) end
 if held + n > maxe then return {-1, held} end
 touch(P, ns, shared, maxns)
-if replace then redis.call('DEL', o, e, t, u) end
+if replace then redis.call('DEL', o, e, t, u, P .. 'p:' .. ns) end
 for i = 1, n do
   local id = redis.call('INCR', P .. 'seq')
   local index = redis.call('HINCRBY', m, 'next', 1) - 1
+  local at = 7 + 3 * (i - 1)
   redis.call('RPUSH', o, id)
-  redis.call('HSET', e, id, index .. ' ' .. ARGV[6 + 2 * i])
-  redis.call('HSET', t, id, ARGV[7 + 2 * i])
+  redis.call('HSET', e, id, index .. ' ' .. ARGV[at + 1])
+  redis.call('HSET', t, id, ARGV[at + 2])
+  if ARGV[at + 3] == '1' then
+    redis.call('SADD', P .. 'p:' .. ns, id)
+  else
+    redis.call('HSET', m, 'matched', id)
+  end
 end
 redis.call('HSET', m, 'ver', redis.call('INCR', P .. 'ver'))
 return {n, held}
@@ -109,9 +119,18 @@ return {ver, ids, fresh}
 """
 
 CONSUME = """
-local P, ns, shared, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local e, m = P .. 'e:' .. ns, P .. 'm:' .. ns
-if redis.call('HEXISTS', e, id) == 0 then return -1 end
+local P, ns, shared, id, known = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+local e, m, plain = P .. 'e:' .. ns, P .. 'm:' .. ns, P .. 'p:' .. ns
+if redis.call('HEXISTS', e, id) == 0 then
+  -- Served elsewhere. A plain entry's place goes to the first plain entry still pending, when no matched entry
+  -- was added since the caller's snapshot (those it saw did not match): the choice a fresh snapshot would make.
+  if known == 0 or tonumber(redis.call('HGET', m, 'matched') or '0') > known then return {-1, id} end
+  id = nil
+  for _, candidate in ipairs(redis.call('LRANGE', P .. 'o:' .. ns, 0, 99)) do
+    if redis.call('SISMEMBER', plain, candidate) == 1 then id = candidate break end
+  end
+  if not id or tonumber(id) > known then return {-1, '0'} end
+end
 local served = redis.call('HINCRBY', P .. 'u:' .. ns, id, 1)
 redis.call('HINCRBY', m, 'answered', 1)
 local times = tonumber(redis.call('HGET', P .. 't:' .. ns, id))
@@ -120,13 +139,14 @@ if times ~= -1 and served >= times then
   redis.call('HDEL', e, id)
   redis.call('HDEL', P .. 't:' .. ns, id)
   redis.call('HDEL', P .. 'u:' .. ns, id)
+  redis.call('SREM', plain, id)
   redis.call('HSET', m, 'ver', redis.call('INCR', P .. 'ver'))
 end
 if ns ~= shared then
   local now = redis.call('TIME')
   redis.call('ZADD', P .. 'names', 'XX', now[1] + now[2] / 1000000, ns)
 end
-return served
+return {served, id}
 """
 
 STRICT = (
@@ -143,7 +163,7 @@ return 1
 
 RESET = """
 local P, ns = ARGV[1], ARGV[2]
-for _, k in ipairs({'o:', 'e:', 't:', 'u:', 'm:'}) do redis.call('DEL', P .. k .. ns) end
+for _, k in ipairs({'o:', 'e:', 't:', 'u:', 'm:', 'p:'}) do redis.call('DEL', P .. k .. ns) end
 redis.call('ZREM', P .. 'names', ns)
 return 1
 """
@@ -262,7 +282,7 @@ class RedisScriptStore:
         args: list[Any] = [PREFIX, namespace, SHARED, MAX_NAMESPACES, MAX_ENTRIES, int(replace), len(parsed)]
         for entry in parsed:
             try:
-                args += [orjson.dumps(entry.spec), entry.times]
+                args += [orjson.dumps(entry.spec), entry.times, int(entry.match.empty)]
             except (orjson.JSONEncodeError, TypeError):
                 raise EntryError("entry", "JSON data (the Redis store keeps entries as JSON)") from None
         added, held = self._run(("add", args))
@@ -415,6 +435,7 @@ class RedisScriptStore:
             if not spaces[0][2] and not spaces[1][2]:
                 return Outcome(None, misses, strict)
             chosen: tuple[str, int, Entry] | None = None
+            chosen_cache = _Cached(0)
             subject = Subject(request)
             for name, ver, count in spaces:
                 if not count:
@@ -422,18 +443,21 @@ class RedisScriptStore:
                 cached = yield from self._fresh(name, ver)
                 found = _answering(cached, request, subject, misses)
                 if found is not None:
-                    chosen = (name, *found)
+                    chosen, chosen_cache = (name, *found), cached
                     break
             if chosen is None:
                 return Outcome(None, misses, strict)
             name, entry_id, entry = chosen
             if not serve or (accept is not None and not accept(entry)):
                 return Outcome(entry if not serve else None, misses, strict)
-            served = yield ("consume", [PREFIX, name, SHARED, entry_id])
+            known = chosen_cache.known if entry.match.empty else 0  # a plain entry may be served in another's place
+            served, got = yield ("consume", [PREFIX, name, SHARED, entry_id, known])
             if int(served) != -1:
-                return Outcome(entry, misses, strict)
-            with self._lock:  # another process served it first: choose again on a fresh snapshot
-                self._cache.pop(name, None)
+                return Outcome(chosen_cache.entries.get(int(got), entry), misses, strict)
+            with self._lock:  # another process served it first: choose again on a fresh snapshot (the specs
+                stale = self._cache.get(name)  # parsed already are kept: only new ones are fetched)
+                if stale is not None:
+                    stale.ver = -1
         raise self.link.unavailable(RuntimeError(f"no entry could be served after {MAX_ATTEMPTS} races"))
 
 
