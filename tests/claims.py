@@ -494,6 +494,7 @@ from claims_media import MEDIA_CLAIMS  # noqa: E402
 from claims_music import MUSIC_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
+from claims_scaling_redis import SCALING_REDIS_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
 from claims_triggers import TRIGGER_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
@@ -515,4 +516,5 @@ CLAIMS = (
     + tuple(FIREBASE_LIVE_CLAIMS)
     + tuple(TRIGGER_CLAIMS)
     + tuple(MUSIC_CLAIMS)
+    + tuple(SCALING_REDIS_CLAIMS)
 )
