@@ -12,7 +12,7 @@ COPY emulator ./emulator
 COPY engines ./engines
 COPY captures ./captures
 # The yaml extra lets a mounted script be YAML as well as JSON. pip leaves the final venv: nothing installs there.
-RUN /opt/gemini-emulator/bin/pip install '.[yaml]' \
+RUN /opt/gemini-emulator/bin/pip install '.[yaml,redis]' \
  && /opt/gemini-emulator/bin/pip uninstall --yes pip setuptools
 
 # Final stage: the base image, the venv, a non-root user.

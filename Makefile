@@ -37,10 +37,15 @@ CONFORMANCE := build/conformance-results.json
 
 # Without ../shared beside the clone the tests that read the raw corpus skip (one reason, tests/corpus.py) and
 # the matrix check leaves out what they decide; everything else runs from the repo alone.
+# Debian's redis-server, nginx and HAProxy for tests/scaling (each test starts its own on a free port; the proxies run
+# docs/scaling.md's recipes), installed when missing as root; without them those tests skip, naming the package.
+SCALING_TOOLS := /usr/bin/redis-server /usr/sbin/nginx /usr/sbin/haproxy
+
 test: $(STAMP)  ## lint, then the whole suite against real servers on loopback; fails if the conformance matrix is stale
-	@# Debian's nginx and HAProxy for tests/scaling (docs/scaling.md's recipes), installed as root; otherwise those tests skip
-	@[ -x /usr/sbin/nginx ] && [ -x /usr/sbin/haproxy ] || [ "$$(id -u)" != 0 ] || \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx haproxy; }
+	@for tool in $(SCALING_TOOLS); do [ -x $$tool ] || missing=1; done; [ -z "$$missing" ] || \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			redis-server nginx haproxy; \
+		else echo "==> redis-server, nginx or haproxy missing: tests/scaling skip what needs them"; fi
 	$(BIN)/ruff check
 	$(BIN)/pytest -q --conformance-results=$(CONFORMANCE)
 	$(BIN)/python tools/conformance_matrix.py --check $(CONFORMANCE)

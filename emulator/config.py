@@ -197,6 +197,20 @@ class Settings:
         choices=("auto", "uvloop", "asyncio"),
     )
 
+    store: str = _setting(
+        "memory",
+        "where shared state lives: `memory` (this process) or `redis://host:port/db` (scripts, strict settings and"
+        " the journal in Redis, shared by every worker and replica: docs/scaling.md; `pip install"
+        " gemini-emulator[redis]`)",
+    )
+    workers: int = _setting(
+        1,
+        "worker processes serving the one port (all cores); more than 1 needs `--store redis://...`, since each"
+        " worker would otherwise hold its own scripts and journal",
+        minimum=1,
+        maximum=64,
+    )
+
     operation_delay_ms: int = _setting(
         500,
         "milliseconds a long-running operation (batch job, video, import) takes before it reports done; a script"
@@ -258,12 +272,18 @@ class Settings:
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
         from gemini_emulator.admin.journal import REDACTED
+        from gemini_emulator.seam.state import shown_url
 
-        return {k: (REDACTED if k in SECRET_SETTINGS and v else v) for k, v in vars(self).items()}
+        shown = {k: (REDACTED if k in SECRET_SETTINGS and v else v) for k, v in vars(self).items()}
+        shown["store"] = shown_url(self.store)  # a redis URL's password never shown
+        return shown
 
     def engine_options(self) -> dict[str, object]:
         """Keyword arguments for the engine's constructor that come from settings."""
-        return {"captures": self.captures} if self.captures else {}
+        options: dict[str, object] = {"captures": self.captures} if self.captures else {}
+        if self.store != "memory":
+            options["state"] = self.store
+        return options
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, /, **overrides: object) -> Settings:
