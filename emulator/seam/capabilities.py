@@ -7,7 +7,7 @@ and `contents` is whatever the body holds (countTokens and the embedding methods
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any, Protocol, runtime_checkable
 
 from gemini_emulator.seam.chunk import Chunk
@@ -55,9 +55,10 @@ class ModelServer(Protocol):
 class MethodAnswerer(Protocol):
     """Engines that can answer the methods the wire computes itself (countTokens, computeTokens, embedContent,
     batchEmbedContents, predict): the response body, printed as given, or None to let the wire compute it.
-    May raise an ApiError (sent as is)."""
+    May raise an ApiError (sent as is). An engine whose state lives elsewhere (the scripted engine on the Redis
+    store) returns an awaitable of the same instead: the wire awaits it, so the event loop never waits on I/O."""
 
-    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None: ...
+    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None | Awaitable[dict[str, Any] | None]: ...
 
 
 @runtime_checkable

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -268,7 +269,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         raw = await ctx.bodies.read(request.receive, headers)
         sent = await _journaled_body(raw, record)
         if not plan.served:  # only an engine that holds the answer serves these: it sees the body as sent
-            answered = _engine_answer(ctx, _probe(target, sent, sent, namespace, bool(mode)), record)
+            answered = await _engine_answer(ctx, _probe(target, sent, sent, namespace, bool(mode)), record)
             if answered is None:
                 raise errors.not_implemented(f"the {target.method} method")
             return json_response(answered)
@@ -343,7 +344,7 @@ async def _other_method(
 ) -> Response:
     """countTokens, computeTokens and the embedding calls (the other methods the wire serves), once the body is
     checked (`sent`: as it was sent) and the model resolved."""
-    answered = _engine_answer(ctx, _probe(target, body, sent, record.namespace, False, model), record)
+    answered = await _engine_answer(ctx, _probe(target, body, sent, record.namespace, False, model), record)
     if answered is not None:
         return json_response(answered)
     if refused is not None:  # the engine vouched for the model but has no answer after all
@@ -530,22 +531,23 @@ def _catalogue_model(ctx: Context, target: Target) -> str:
     )
 
 
-def engine_answer(
+async def engine_answer(
     ctx: Context, target: Target, model: str, body: dict[str, Any], record: Record
 ) -> dict[str, Any] | None:
     """The engine's own answer (MethodAnswerer) to a method the wire computes, asked as the native path asks it:
     `body` as sent, `model` the catalogue id serving it. None when the engine has none."""
     probe = _probe(target, body, body, record.namespace, False, model)
-    return _engine_answer(ctx, probe, record)
+    return await _engine_answer(ctx, probe, record)
 
 
-def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict[str, Any] | None:
+async def _engine_answer(ctx: Context, probe: GenerateRequest, record: Record) -> dict[str, Any] | None:
     """The engine's own answer to a method the wire computes (MethodAnswerer), or None."""
     engine = ctx.method_engine
     if engine is None:
         return None
     try:
-        return engine.answer_method(probe)
+        answer = engine.answer_method(probe)
+        return await answer if inspect.isawaitable(answer) else answer
     finally:
         record.entry = probe.notes.get("entry")
 

@@ -13,7 +13,7 @@ model. The engine is `Scriptable`: its ScriptStore is the book the admin API and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from gemini_emulator.engines.replay import Replayer
@@ -125,13 +125,25 @@ class ScriptedEngine:
         entry = self.store.peek(request)
         return entry is not None and self._replays(entry.spec, request)
 
-    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None:
+    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None | Awaitable[dict[str, Any] | None]:
         """A replay entry's recorded countTokens, computeTokens or embedding answer; None (the wire computes it)
         when the entry that answers is not such a replay entry, which then stays pending. Without replay entries
-        the script's matchers are not even asked."""
+        the script's matchers are not even asked. On the Redis store, an awaitable of the same (seam.MethodAnswerer):
+        its round trips never hold the event loop."""
+        if self.remote is not None:
+            return self._remote_method(request)
         if not self.store.holds_kind(request.namespace, "replay"):
             return None
         entry = self.store.select_if(request, lambda e: self._replays(e.spec, request))
+        return self._replayed(request, entry)
+
+    async def _remote_method(self, request: GenerateRequest) -> dict[str, Any] | None:
+        if not await self.remote.aholds_kind(request.namespace, "replay"):
+            return None
+        entry = await self.remote.aselect_if(request, lambda e: self._replays(e.spec, request))
+        return self._replayed(request, entry)
+
+    def _replayed(self, request: GenerateRequest, entry: Any) -> dict[str, Any] | None:
         if entry is None:
             return None
         request.notes["entry"] = entry.name

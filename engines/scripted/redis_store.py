@@ -390,10 +390,19 @@ class RedisScriptStore:
 
     def holds_kind(self, namespace: str, kind: str) -> bool:
         """Whether the caller's or the shared script holds an entry of this answer kind (a sync round trip: the
-        countTokens and unknown-model paths ask it; see docs/scaling.md)."""
-        steps = self._entries_of(namespace)
-        spaces: list[_Cached] = self._drive(steps)
+        unknown-model path asks it; see docs/scaling.md)."""
+        spaces: list[_Cached] = self._drive(self._entries_of(namespace))
         return any(kind in e.spec for cached in spaces for e in cached.entries.values())
+
+    async def aholds_kind(self, namespace: str, kind: str) -> bool:
+        """holds_kind, its round trips awaited (the countTokens path)."""
+        spaces: list[_Cached] = await self._adrive(self._entries_of(namespace))
+        return any(kind in e.spec for cached in spaces for e in cached.entries.values())
+
+    async def aselect_if(self, request: GenerateRequest, accept: Callable[[Entry], bool]) -> Entry | None:
+        """select_if, its round trips awaited."""
+        outcome: Outcome = await self._adrive(self._choose(request, serve=True, accept=accept))
+        return outcome.entry
 
     def _entries_of(self, namespace: str) -> Generator[Call, Any, list[_Cached]]:
         probe = yield ("probe", [PREFIX, namespace, SHARED])

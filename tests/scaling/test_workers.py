@@ -9,8 +9,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -195,4 +197,38 @@ def test_redis_restarted_mid_run(serve: Any, tmp_path: Path) -> None:
                 time.sleep(0.1)
         assert texts == ["t2", "t3", "t4", "t5"]
     finally:
+        redis.stop()
+
+
+@pytest.mark.slow
+def test_a_redis_that_hangs_holds_no_event_loop(serve: Any, tmp_path: Path) -> None:
+    """countTokens asks the store whether a replay entry could answer it: on a Redis that accepted the connection but
+    no longer answers (SIGSTOP), each such request waits for its 503 while the process goes on serving others."""
+    redis = RedisServer(tmp_path / "redis").start()
+    assert redis.process is not None
+    try:
+        served = serve(redis.url)
+        count = "/v1beta/models/gemini-2.5-flash:countTokens"
+        assert httpx.post(served.url + count, json=BODY, headers=KEY).status_code == 200  # connections made
+        os.kill(redis.process.pid, signal.SIGSTOP)
+        sent = threading.Barrier(6)
+
+        def counted() -> int:
+            with httpx.Client(base_url=served.url, headers=KEY, timeout=30) as http:
+                hooks = {"request": [lambda _: sent.wait(10)]}
+                http.event_hooks = hooks
+                return http.post(count, json=BODY).status_code
+
+        with ThreadPoolExecutor(5) as pool:
+            waiting = [pool.submit(counted) for _ in range(5)]
+            sent.wait(10)  # all five are on their way
+            began = time.monotonic()
+            health = httpx.get(served.url + "/__emulator/health", timeout=30)
+            answered_in = time.monotonic() - began
+            statuses = [w.result(timeout=60) for w in waiting]
+        assert health.status_code == 200 and answered_in < 1.0  # a blocked loop would take the 2 s socket timeout
+        assert statuses == [503] * 5
+    finally:
+        if redis.process is not None:
+            os.kill(redis.process.pid, signal.SIGCONT)
         redis.stop()

@@ -63,7 +63,7 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
             return _json(printing.model_entry(ctx.catalogue.get(target.model, target.version)))
         body = await handlers.read_body(ctx, request, record)
         if target.method == "embeddings":
-            return _embeddings(ctx, target, body, record)
+            return await _embeddings(ctx, target, body, record)
         if target.method == "images.generations":
             return await images.generations(ctx, target, body, record, request.receive)
         return await _chat(ctx, target, body, record, request.receive)
@@ -71,7 +71,7 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
         return error_response(printing.compat_error(error))
 
 
-def _embeddings(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
+async def _embeddings(ctx: handlers.Context, target: Target, body: dict[str, Any], record: Record) -> Response:
     """An embeddings call as the native batchEmbedContents call google-genai sends (the model repeated in each
     request, as the SDK writes it), so an engine that answers methods itself (a replay recording) is asked first,
     as the native path asks it; else the wire computes it with the engine's vectors."""
@@ -86,7 +86,7 @@ def _embeddings(ctx: handlers.Context, target: Target, body: dict[str, Any], rec
             one["outputDimensionality"] = asked.dimensions
     native = {"requests": requests}
     batch = Target("call", DEVELOPER, target.family, target.version, "models/" + asked.model, "batchEmbedContents")
-    answer = handlers.engine_answer(ctx, batch, model, native, record)
+    answer = await handlers.engine_answer(ctx, batch, model, native, record)
     if answer is None:
         if not isinstance(ctx.engine, Embedder):
             raise errors.not_implemented(f"embeddings with the {ctx.engine.name} engine")
