@@ -196,6 +196,19 @@ class Record:
         """The response body as sent (its first MiB)."""
         return self.sent.decode("utf-8", "replace")
 
+    def answered(self, status: int, body: bytes, complete: bool, elided: bool) -> int:
+        """Fill in the answer (`elided`: its media already elided, as a Tap does piece by piece); the bytes the
+        record counts against the journal's bounds."""
+        self.status = status
+        # A copy of exactly its size: orjson's output (a printed answer) keeps the buffer it was printed into,
+        # several KiB for a short body, which 10,000 records would hold on to.
+        self.sent = bytes(memoryview(body if elided else elide_media(bytes(body)))[:MAX_RESPONSE_TEXT])
+        self.duration_ms = (monotonic() - self.started) * 1000
+        self.complete = complete
+        stored = self.stored_body
+        size = RECORD_OVERHEAD + len(self.sent) + (len(stored) if isinstance(stored, str) else 0)
+        return size + len(self.template) if self.template is not None else size
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -297,16 +310,7 @@ class Journal:
     def finish(self, record: Record, status: int, body: bytes, complete: bool = True, elided: bool = False) -> None:
         """Fill in the answer (`elided`: its media already elided, as a Tap does piece by piece); the record now
         counts against the bounds, and the biggest namespaces' oldest records are evicted past them."""
-        record.status = status
-        # A copy of exactly its size: orjson's output (a printed answer) keeps the buffer it was printed into,
-        # several KiB for a short body, which 10,000 records would hold on to.
-        record.sent = bytes(memoryview(body if elided else elide_media(bytes(body)))[:MAX_RESPONSE_TEXT])
-        record.duration_ms = (monotonic() - record.started) * 1000
-        record.complete = complete
-        stored = record.stored_body
-        size = RECORD_OVERHEAD + len(record.sent) + (len(stored) if isinstance(stored, str) else 0)
-        if record.template is not None:
-            size += len(record.template)
+        size = record.answered(status, body, complete, elided)
         with self._lock:
             if record.id not in self._records or record.size:  # cleared while it was in flight, or finished
                 return

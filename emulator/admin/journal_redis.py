@@ -27,7 +27,6 @@ import logging
 import os
 from collections import Counter
 from collections.abc import Mapping
-from time import monotonic
 from typing import Any
 
 import orjson
@@ -36,13 +35,10 @@ from gemini_emulator.admin.journal import (
     _HEADER_SETS,
     _NO_QUERY,
     MAX_BYTES,
-    MAX_RESPONSE_TEXT,
     PAGE_BYTES,
     PAGE_RECORDS,
-    RECORD_OVERHEAD,
     Journal,
     Record,
-    elide_media,
     redact_headers,
     redact_query,
 )
@@ -187,15 +183,7 @@ class RedisJournal(Journal):
         """Fill in the answer and queue the record for the next write."""
         if record.size:  # finished already
             return
-        record.status = status
-        record.sent = bytes(memoryview(body if elided else elide_media(bytes(body)))[:MAX_RESPONSE_TEXT])
-        record.duration_ms = (monotonic() - record.started) * 1000
-        record.complete = complete
-        stored = record.stored_body
-        size = RECORD_OVERHEAD + len(record.sent) + (len(stored) if isinstance(stored, str) else 0)
-        if record.template is not None:
-            size += len(record.template)
-        record.size = size
+        record.size = record.answered(status, body, complete, elided)
         data = record.to_json()
         del data["id"]
         value = orjson.dumps(data)
@@ -274,13 +262,7 @@ class RedisJournal(Journal):
     # --- reading (sync: the admin API calls these in a worker thread) -------------------------------
 
     def _sync(self, method: str, *args: Any) -> Any:
-        try:
-            result = getattr(self.link.sync, method)(*args)
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return self.link.command(method, *args)
 
     @property
     def evicted(self) -> int:

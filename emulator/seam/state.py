@@ -126,6 +126,17 @@ class RedisLink:
                 self._quiet += 1
         return errors.ApiError(503, UNAVAILABLE)
 
+    def command(self, method: str, *args: Any) -> Any:
+        """One plain Redis command through the sync client (`method` is redis-py's name for it), as the 503 when
+        Redis cannot be reached."""
+        try:
+            result = getattr(self.sync, method)(*args)
+        except failures() as exc:
+            raise self.unavailable(exc) from None
+        if self.failing:
+            self.recovered()
+        return result
+
     def recovered(self) -> None:
         """After a success that followed failures (the caller checks `failing`): one line, the store is back."""
         with self._lock:

@@ -253,14 +253,7 @@ class RedisScriptStore:
             return done.value
 
     def _sync(self, method: str, *args: Any) -> Any:
-        """A plain Redis command through the sync client, as a 503 when Redis cannot be reached."""
-        try:
-            result = getattr(self.link.sync, method)(*args)
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return self.link.command(method, *args)
 
     # --- the ScriptBook --------------------------------------------------------------------------------
 
