@@ -20,6 +20,7 @@ from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
+from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.templates import TemplateStore
@@ -131,7 +132,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
     rooms.register(admin, ctx)  # operations, files
-    batch_room = batches.Batches(ctx.operations)
+    if check_store(settings.store) == MEMORY:
+        batch_room = batches.Batches(ctx.operations)
+    else:  # batch jobs and their plans on Redis, seen and answered once by every process (stores/batches_redis.py)
+        shared_link = link(settings.store)
+        batch_room = batches.Batches(ctx.operations, RedisPlans(shared_link), RedisBatchStore(shared_link))
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)

@@ -64,6 +64,11 @@ class BatchJob:
     size: int = 0  # bytes held: the requests until answered, then the results (the byte bounds count these)
     outcome: str = ""  # a final state other than the plan's (a file job whose input file is gone: FAILED)
     counts: tuple[int, int] | None = None  # (requests, answered without error), once answered
+    listed: int = -1  # the requests' count where they are not held here (a job read from Redis); -1: len(requests)
+
+    def request_count(self) -> int:
+        """How many requests the job was given (before it was answered)."""
+        return self.listed if self.listed >= 0 else len(self.requests)
 
 
 class Plans:

@@ -39,6 +39,14 @@ from gemini_emulator.protocol import errors, printers
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.seam import Embedder
 from gemini_emulator.stores.batches import FINAL_STATES, BatchJob, Plan, Plans
+from gemini_emulator.stores.batches_redis import (
+    CHUNK_BYTES,
+    CHUNK_ITEMS,
+    WAIT_S,
+    BudgetPassed,
+    RedisBatchStore,
+    budget_error,
+)
 from gemini_emulator.stores.caches import stamp
 from gemini_emulator.stores.files import FilesFull, FileTooLarge
 from gemini_emulator.stores.operations import CANCELLED_STATUS, Operation, OperationStore, error_status, new_id
@@ -61,16 +69,30 @@ _NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text (bes
 
 class Batches:
     """The room's state: the operations it makes (shared with the other rooms), each caller's plan, and the lock
-    that answers one job at a time (so the byte bounds each job checks against are exact)."""
+    that answers one job at a time (so the byte bounds each job checks against are exact). With `shared` (the
+    Redis store, `--store redis://...`) the jobs live there instead, seen and answered by every process
+    (stores/batches_redis.py); `operations` then serves only the other rooms."""
 
-    def __init__(self, operations: OperationStore, plans: Plans | None = None) -> None:
+    def __init__(
+        self, operations: OperationStore, plans: Plans | None = None, shared: RedisBatchStore | None = None
+    ) -> None:
         self.operations = operations
         self.plans = plans or Plans()
+        self.shared = shared
         self.answering = asyncio.Lock()
         self.on_created: Callable[[Operation], None] | None = None  # webhooks watch new jobs (app.py sets it)
 
+    async def find(self, namespace: str, name: str) -> Operation | None:
+        """A job by name (None: no such job of this caller's)."""
+        if self.shared is not None:
+            return await self.shared.get(namespace, name)
+        op = self.operations.get(namespace, name)
+        return op if op is not None and "job" in op.extra else None
+
     def held(self, namespace: str | None = None) -> int:
         """Bytes held by one caller's jobs, or by every caller's."""
+        if self.shared is not None:
+            return self.shared.held(namespace)
         ops = _jobs(self, namespace) if namespace is not None else self.operations.all()
         return sum(o.extra["job"].size for o in ops if "job" in o.extra)
 
@@ -100,6 +122,8 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
                 raise filedata.no_permission(job.input_file.removeprefix("files/"))
             if stored.state != "ACTIVE":
                 raise filedata.not_active(stored.id)
+        if room.shared is not None:
+            return handlers.json_response(view(await _create_shared(room, namespace, job, dynamic)))
         used = room.held(namespace)
         if used + job.size > MAX_BYTES_PER_NAMESPACE:
             raise errors.ApiError(
@@ -125,6 +149,26 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         return handlers.json_response(view(op))
     except errors.ApiError as error:
         return handlers.error_response(error)
+
+
+async def _create_shared(room: Batches, namespace: str, job: BatchJob, dynamic: Any) -> Operation:
+    """A new job in the Redis store: its budgets, plan and bound checked there, in one call."""
+    assert room.shared is not None
+    for _ in range(100):  # a name already taken (40 random characters: never, in practice) draws another
+        try:
+            op = await room.shared.create(
+                namespace, f"batches/{new_id(40)}", job, room.plans.default, dynamic, MAX_BYTES_PER_NAMESPACE, MAX_BYTES
+            )
+        except BudgetPassed as passed:
+            raise budget_error(passed, MAX_BYTES_PER_NAMESPACE, MAX_BYTES) from None
+        if op is not None:
+            if dynamic is not None:
+                op.extra["webhook"] = dynamic
+            op.printer = view
+            if room.on_created is not None:
+                room.on_created(op)
+            return op
+    raise errors.internal()
 
 
 def _new_name(room: Batches, namespace: str) -> str:
@@ -174,8 +218,8 @@ async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target:
         if target.method == "list":
             return handlers.printed_response(await _list(ctx, room, request.query, namespace))
         name = f"batches/{_resource_id(target)}"
-        op = room.operations.get(namespace, name)
-        if op is None or "job" not in op.extra:
+        op = await room.find(namespace, name)
+        if op is None:
             raise errors.ApiError(404, _NOT_FOUND)
         record.model = op.extra["job"].model
         if target.method == "get":
@@ -187,9 +231,16 @@ async def serve(ctx: handlers.Context, room: Batches, request: Incoming, target:
             validate.check_fields(
                 await handlers.read_body(ctx, request, record), "CancelRequest", target.backend, target.version
             )
-            if not op.done():
+            if room.shared is not None:
+                if not await room.shared.cancel(namespace, name, dict(CANCELLED_STATUS)):
+                    raise errors.ApiError(404, _NOT_FOUND)
+            elif not op.done():
                 room.operations.cancel(namespace, name)
                 op.extra["job"].ended_ns = time.time_ns()
+            return handlers.json_response({})
+        if room.shared is not None:
+            if not await room.shared.delete(namespace, name):
+                raise errors.ApiError(404, _NOT_FOUND)
             return handlers.json_response({})
         room.operations.delete(namespace, name)
         return handlers.json_response({})
@@ -207,7 +258,11 @@ async def _list(ctx: handlers.Context, room: Batches, query: Mapping[str, str], 
         raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
     size = int(size_text) if size_text else PAGE_DEFAULT
     size = PAGE_DEFAULT if size <= 0 else min(size, PAGE_MAX)
-    page, following = room.operations.list(namespace, kind=_KIND, page_size=size, page_token=query.get("pageToken", ""))
+    token = query.get("pageToken", "")
+    if room.shared is not None:
+        page, following = await room.shared.page(namespace, size, token)
+    else:
+        page, following = room.operations.list(namespace, kind=_KIND, page_size=size, page_token=token)
     shown = []
     slots: dict[str, list[bytes]] = {}
     for op in page:
@@ -226,6 +281,9 @@ async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
     """Answer a job's requests once its schedule is past RUNNING (first read wins; later reads wait for it)."""
     job: BatchJob = op.extra["job"]
     if op.cancelled or op.has_result or op.held or op.clock() < op.ready_at:
+        return
+    if room.shared is not None:
+        await _settle_shared(ctx, room, room.shared, op)
         return
     async with room.answering:
         if op.has_result or op.cancelled:
@@ -246,6 +304,115 @@ async def settle(ctx: handlers.Context, room: Batches, op: Operation) -> None:
 
 
 _ANSWERED = {"@type": _TYPE + "GenerateContentBatchOutput"}  # op.response once answered: view() prints the output
+
+
+async def refresh(room: Batches, op: Operation) -> bool:
+    """Bring `op` up to date (the Redis store: as another process may have changed it); False once it is gone."""
+    if room.shared is None:
+        return room.operations.get(op.namespace, op.name) is op
+    fresh = await room.shared.get(op.namespace, op.name)
+    if fresh is None:
+        return False
+    extra = op.extra
+    op.__dict__.update(fresh.__dict__)
+    op.extra = extra | fresh.extra
+    op.printer = view
+    return True
+
+
+async def _settle_shared(ctx: handlers.Context, room: Batches, shared: RedisBatchStore, op: Operation) -> None:
+    """`settle` on the Redis store: the plan's end written once by whoever reads first, or the answers computed
+    by the one process that claims the job; a read that finds another process answering waits for it (WAIT_S,
+    polled), then shows what there is (RUNNING)."""
+    deadline = time.monotonic() + WAIT_S
+    pause = 0.02
+    while True:
+        job: BatchJob = op.extra["job"]
+        state = job.plan.state
+        if state == "CANCELLED":
+            await shared.finish(op, dict(CANCELLED_STATUS), cancelled=True, drop_requests=False)
+        elif state != "SUCCEEDED":
+            status = job.plan.error or (EXPIRED_STATUS if state == "EXPIRED" else FAILED_STATUS)
+            await shared.finish(op, status, cancelled=False, drop_requests=True)
+        else:
+            requests = await shared.claim(op)
+            if requests is not None:
+                await _answer_shared(ctx, shared, op, job, requests)
+        if not await refresh(room, op) or op.has_result or op.cancelled or time.monotonic() >= deadline:
+            return
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.2)
+
+
+async def _answer_shared(
+    ctx: handlers.Context, shared: RedisBatchStore, op: Operation, job: BatchJob, requests: list[bytes]
+) -> None:
+    """Answer a claimed job: each request in turn, the loop served between them, the answers stored in chunks
+    (each reserved against the byte budgets in Redis), then committed; a chunk the claim no longer covers
+    (cancelled, deleted, the lease lost) ends it storing nothing more."""
+    if job.input_file:
+        await _answer_file_shared(ctx, shared, op, job)
+        return
+    chunk: list[bytes] = []
+    count = good = pending = 0
+    for i, raw in enumerate(requests):
+        answered = await _answer(ctx, op.namespace, job, i, orjson.loads(raw))
+        good += "response" in answered
+        count += 1
+        shown = printers.pretty(answered)[:-1]  # its trailing newline left out: the view joins them
+        chunk.append(shown)
+        pending += len(shown)
+        if (pending >= CHUNK_BYTES or len(chunk) >= CHUNK_ITEMS) and not await _store(shared, op, chunk):
+            return
+        if len(chunk) == 0:
+            pending = 0
+        await asyncio.sleep(0)  # everyone else's requests between two items
+    if chunk and not await _store(shared, op, chunk):
+        return
+    await shared.commit(op, _ANSWERED, (count, good), "", failed=False)
+
+
+async def _store(shared: RedisBatchStore, op: Operation, chunk: list[bytes]) -> bool:
+    """Store a chunk of answers (emptying `chunk`); False when answering must stop (the job failed, or gone)."""
+    stored = await shared.store(op, chunk, MAX_BYTES_PER_NAMESPACE, MAX_BYTES)
+    chunk.clear()
+    if stored == 1:
+        return True
+    if stored in (-1, -3):
+        mine = f"{MAX_BYTES_PER_NAMESPACE} bytes of batches per caller"
+        bound = mine if stored == -1 else f"{MAX_BYTES} bytes of batches in all"
+        why = {"code": 8, "message": f"gemini-emulator: the batch's answers would pass the emulator's {bound}."}
+        await shared.commit(op, why, None, "", failed=True)
+    return False
+
+
+async def _answer_file_shared(ctx: handlers.Context, shared: RedisBatchStore, op: Operation, job: BatchJob) -> None:
+    """A file job on the Redis store: as `_answer_file`, the input read from (and the answers written to) this
+    process's Files store (files are not on Redis yet: docs/scaling.md)."""
+    stored = ctx.files.get(op.namespace, job.input_file)
+    if stored is None:
+        gone = error_status(filedata.no_permission(job.input_file[len("files/") :]))
+        await shared.commit(op, gone, None, "", failed=True)
+        return
+    spool = ctx.files.spool()
+    count = good = 0
+    try:
+        for i, line in enumerate(_lines(ctx.files.iter_bytes(stored), ctx.settings.max_body_bytes)):
+            if i >= MAX_REQUESTS:
+                break
+            answered = await _answer_line(ctx, op, job, i, line)
+            good += "response" in answered
+            count += 1
+            spool.write(orjson.dumps(answered) + b"\n")
+            await asyncio.sleep(0)
+        result = ctx.files.store(op.namespace, spool, "application/jsonl", f"{op.name}-responses", source="GENERATED")
+    except (FilesFull, FileTooLarge):
+        spool.discard()
+        why = {"code": 8, "message": "gemini-emulator: no room in the Files byte budget for the batch's answers."}
+        await shared.commit(op, why, None, "", failed=True)
+        return
+    if not await shared.commit(op, _ANSWERED, (count, good), result.name, failed=False):
+        ctx.files.delete(op.namespace, result.name)  # cancelled or deleted meanwhile: the answers go too
 
 
 async def _answer_inlined(ctx: handlers.Context, room: Batches, op: Operation, job: BatchJob) -> None:
@@ -446,7 +613,7 @@ def view(op: Operation, slots: dict[str, list[bytes]] | None = None) -> dict[str
     job: BatchJob = op.extra["job"]
     state = _state(op)
     done = op.done() and state in FINAL_STATES
-    total = job.counts[0] if job.counts else len(job.requests)
+    total = job.counts[0] if job.counts else job.request_count()
     kind = "EmbedContentBatch" if job.kind == "embed" else "GenerateContentBatch"
     meta: dict[str, Any] = {"@type": _TYPE + kind, "model": f"models/{job.model}", "name": op.name}
     meta["displayName"] = job.display_name
@@ -552,6 +719,8 @@ def schedule_from(body: Any) -> Plan:
 
 def release(room: Batches, namespace: str) -> int:
     """End the hold of every held job of a namespace; how many there were."""
+    if room.shared is not None:
+        return room.shared.release(namespace)
     held = [o for o in _jobs(room, namespace) if o.held]
     for op in held:
         room.operations.release(op)
@@ -566,10 +735,14 @@ class AdminView:
         self.room = room
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
-        spaces = [namespace] if namespace is not None else sorted(self.room.operations.counts())
+        shared = self.room.shared
+        if shared is not None:
+            spaces = [namespace] if namespace is not None else shared.names()
+        else:
+            spaces = [namespace] if namespace is not None else sorted(self.room.operations.counts())
         out = []
         for ns in spaces:
-            for op in reversed(_jobs(self.room, ns)):
+            for op in reversed(shared.all(ns) if shared is not None else _jobs(self.room, ns)):
                 job: BatchJob = op.extra["job"]
                 out.append(
                     {
@@ -578,12 +751,14 @@ class AdminView:
                         "model": f"models/{job.model}",
                         "displayName": job.display_name,
                         "state": "BATCH_STATE_" + _state(op),
-                        "requestCount": len(job.results) if job.results is not None else len(job.requests),
+                        "requestCount": len(job.results) if job.results is not None else job.request_count(),
                     }
                 )
         return out
 
     def remove(self, namespace: str, name: str) -> bool:
+        if self.room.shared is not None:
+            return self.room.shared.remove(namespace, name)
         op = self.room.operations.get(namespace, name)
         if op is None or "job" not in op.extra:
             return False
@@ -592,6 +767,8 @@ class AdminView:
 
     def reset(self, namespace: str | None = None) -> None:
         self.room.plans.reset(namespace)  # the operations store is reset with the other stores
+        if self.room.shared is not None:
+            self.room.shared.reset(namespace)
 
 
 class ScheduleView:

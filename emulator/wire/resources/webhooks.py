@@ -260,7 +260,7 @@ def watch_batch(deliveries: Deliveries, store: WebhookStore, ctx: handlers.Conte
             return
 
         async def probe() -> Found:
-            if room.operations.get(op.namespace, op.name) is not op:
+            if not await batches.refresh(room, op):
                 return None  # deleted, or forgotten
             if op.held and not op.cancelled:
                 return HELD_LOOK_S
