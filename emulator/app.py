@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -14,9 +15,11 @@ from starlette.types import Receive, Scope, Send
 from gemini_emulator.admin.api import PREFIX, Admin, load_script_file
 from gemini_emulator.admin.guard import allowed_hosts, rebound_host
 from gemini_emulator.admin.journal import Journal
+from gemini_emulator.admin.journal_redis import RedisJournal
 from gemini_emulator.config import Settings
 from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
+from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.templates import TemplateStore
@@ -113,12 +116,18 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     store: ScriptBook | None = engine.script_book() if isinstance(engine, Scriptable) else None
     if store is not None:
         store.default_strict = settings.strict
-        if settings.script:
-            store.add(SHARED, load_script_file(settings.script))
+        if settings.script:  # on a shared store, the file's entries replace the shared script's (no duplicates)
+            store.add(SHARED, load_script_file(settings.script), replace=bool(getattr(store, "remote", False)))
     ctx = handlers.Context(settings, engine)
     if settings.models:
         ctx.start_models(load_script_file(settings.models), settings.models)
-    journal = Journal(settings.journal_cap)
+    if check_store(settings.store) == MEMORY:
+        journal = Journal(settings.journal_cap)
+    else:  # one namespace salt for every process on the store: a key names one namespace everywhere
+        given = os.environ.get(SALT_ENV)
+        auth.use_salt(bytes.fromhex(given) if given else shared_salt(link(settings.store), auth.salt()))
+        journal = RedisJournal(link(settings.store), settings.journal_cap)
+    deferred = journal.deferred
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
     rooms.register(admin, ctx)  # operations, files
@@ -263,6 +272,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             response.tap = journal.tap(record, response.status_code)
         else:
             journal.finish(record, response.status_code, bytes(response.body) if journaled is None else journaled)
+            if deferred:  # the record is in the shared journal before its caller has the answer
+                await journal.flushed()
         await response(scope, receive, send)
 
     pages = cors.origins(settings.cors_origins)  # the web pages that may call the data plane (None: CORS off)

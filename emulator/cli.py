@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import signal
 import socket
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from gemini_emulator import __version__, runtime, tls, web
 from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, is_loopback
 from gemini_emulator.config import BY_NAME, DEFAULT_HOST, DEFAULT_PORT, SETTINGS, Settings
 from gemini_emulator.engines.openai.config import VARIABLES as OPENAI_VARIABLES
 from gemini_emulator.seam import EngineLoadError, available_engines, load_engine
+from gemini_emulator.seam.state import MEMORY, SALT_ENV
 from gemini_emulator.testing.sdk_env import (
     DEFAULT_CLIENT_KEY,
     SHELLS,
@@ -24,6 +27,7 @@ from gemini_emulator.testing.sdk_env import (
     shell_lines,
     trust_environment,
 )
+from gemini_emulator.wire import auth
 
 _ENGINE_EPILOG = (
     f"--engine openai answers from an OpenAI-compatible server, configured by {OPENAI_VARIABLES[0].env} "
@@ -279,41 +283,87 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = settings_from(args, SERVE_SETTINGS)
         check_captures(settings)
+        check_workers(settings)
         engine = load_engine(settings.engine, settings.engine_options())
 
         from gemini_emulator.app import create_app
 
-        app = create_app(settings, engine)
+        app = create_app(settings, engine)  # with --workers, once here: it loads --script into the shared store
         check_port(settings.host, settings.port)
         certificate = tls.resolve(settings.tls_cert, settings.tls_key, settings.host) if settings.tls else None
-        protocol = runtime.guarded_http(
-            settings.header_timeout, runtime.connection_cap(settings.max_connections), settings.http
-        )
-        loop = runtime.event_loop(settings.loop)
+        options = server_options(settings, certificate)
     except (EngineLoadError, ValueError, OSError) as exc:
         return _refuse(exc)
     print(banner(settings), flush=True)
     # uvicorn drains in-flight requests on SIGTERM, then raises the signal again: this handler makes that exit 0.
     signal.signal(signal.SIGTERM, _exit_cleanly)
-    runtime.tune_gc()
     runtime.filter_logs()
-    # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere (and
-    # filter_logs redacts them from the WebSocket handshake lines uvicorn and websockets write).
-    runtime.serve(
-        runtime.collect_when_idle(app),
-        app.state.drain,
-        settings.shutdown_grace,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        access_log=False,
+    if settings.workers > 1:
+        os.environ.update(worker_environment(settings))
+        runtime.serve_workers(settings.workers, settings.host, settings.port, settings.log_level)
+        return 0
+    runtime.tune_gc()
+    runtime.serve(runtime.collect_when_idle(app), app.state.drain, settings.shutdown_grace, **options)
+    return 0
+
+
+def check_workers(settings: Settings) -> None:
+    """`--workers N` (N > 1) needs the shared store: a one-line ValueError saying why otherwise."""
+    if settings.workers > 1 and settings.store == MEMORY:
+        raise ValueError(
+            f"--workers {settings.workers} needs --store redis://host:port/db: with the memory store each worker"
+            " process would hold its own scripts and journal, so a script added through one worker would not answer"
+            " the requests the others take (docs/scaling.md)"
+        )
+
+
+def server_options(settings: Settings, certificate: Any = None) -> dict[str, Any]:
+    """uvicorn's options for these settings (runtime.server_config), the same in one process and in each worker."""
+    return {
+        "http": runtime.guarded_http(
+            settings.header_timeout, runtime.connection_cap(settings.max_connections), settings.http
+        ),
+        "loop": runtime.event_loop(settings.loop),
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level,
+        # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere (and
+        # filter_logs redacts them from the WebSocket handshake lines uvicorn and websockets write).
+        "access_log": False,
         # uvicorn's X-Forwarded-* middleware only rewrites the scope's client and scheme, which nothing here reads
         # (the Files room reads X-Forwarded-Proto itself): a dict of the headers per request for nothing.
-        proxy_headers=False,
-        server_header=False,
-        lifespan="off",
-        http=protocol,
-        loop=loop,
+        "proxy_headers": False,
+        "server_header": False,
+        "lifespan": "off",
         **({"ssl_certfile": str(certificate.cert), "ssl_keyfile": str(certificate.key)} if certificate else {}),
-    )
-    return 0
+    }
+
+
+def worker_environment(settings: Settings) -> dict[str, str]:
+    """The settings as GEMINI_EMULATOR_* variables for the worker processes (they inherit the environment, so no
+    secret is ever on a command line); --script is loaded once, by the parent, not again by each worker."""
+    env = {}
+    for setting in SETTINGS:
+        value = getattr(settings, setting.name)
+        if value is None:
+            continue
+        env[setting.env] = ("true" if value else "false") if setting.kind is bool else str(value)
+    env[BY_NAME["script"].env] = ""
+    env[BY_NAME["workers"].env] = "1"  # each worker is one process
+    env[SALT_ENV] = auth.salt().hex()  # the store's namespace salt (create_app drew it), for every worker
+    return env
+
+
+def worker_server() -> Any:
+    """One `--workers` process's server (runtime._Worker calls it in the child): the app from the settings in
+    the environment, served as `serve` serves it, drained on shutdown."""
+    from gemini_emulator.app import create_app
+
+    settings = Settings.from_env()
+    certificate = tls.resolve(settings.tls_cert, settings.tls_key, settings.host) if settings.tls else None
+    app = create_app(settings)
+    runtime.tune_gc()
+    runtime.filter_logs()
+    options = server_options(settings, certificate)
+    config = runtime.server_config(runtime.collect_when_idle(app), settings.shutdown_grace, **options)
+    return runtime.DrainingServer(config, app.state.drain, settings.shutdown_grace)

@@ -9,6 +9,7 @@ writes it; tests/testing/test_settings.py fails when the README and this module 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -22,6 +23,8 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 _META = "gemini_emulator.setting"
+# --replica: letters and digits only, so `NAME-` starts no other replica's upload ids (docs/scaling.md)
+REPLICA_PATTERN = r"[A-Za-z0-9]{1,16}"
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class Setting:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    pattern: str = ""  # a str setting's values must match it whole (regular expression); "" matches anything
+    pattern_text: str = ""  # what `pattern` asks for, as the refusal says it
 
     @property
     def env(self) -> str:
@@ -75,6 +80,8 @@ class Setting:
             return lowered in _TRUE
         if self.choices and raw not in self.choices:
             raise ValueError(f"{source} must be one of {', '.join(self.choices)}, not {raw!r}")
+        if self.pattern and re.fullmatch(self.pattern, raw) is None:
+            raise ValueError(f"{source} must be {self.pattern_text or self.pattern}, not {raw[:80]!r}")
         return raw
 
 
@@ -190,6 +197,20 @@ class Settings:
         choices=("auto", "uvloop", "asyncio"),
     )
 
+    store: str = _setting(
+        "memory",
+        "where shared state lives: `memory` (this process) or `redis://host:port/db` (scripts, strict settings and"
+        " the journal in Redis, shared by every worker and replica: docs/scaling.md; `pip install"
+        " gemini-emulator[redis]`)",
+    )
+    workers: int = _setting(
+        1,
+        "worker processes serving the one port (all cores); more than 1 needs `--store redis://...`, since each"
+        " worker would otherwise hold its own scripts and journal",
+        minimum=1,
+        maximum=64,
+    )
+
     operation_delay_ms: int = _setting(
         500,
         "milliseconds a long-running operation (batch job, video, import) takes before it reports done; a script"
@@ -238,15 +259,31 @@ class Settings:
         maximum=60_000,
     )
 
+    replica: str = _setting(
+        "",
+        "this replica's name (1 to 16 letters and digits) behind a proxy routing several replicas by API key: it"
+        " begins the upload_id of the resumable upload URLs the server hands out, so the proxy can route their"
+        " key-less follow-ups to the replica holding the session (docs/scaling.md)",
+        shown="none (upload ids as before)",
+        pattern=REPLICA_PATTERN,
+        pattern_text="1 to 16 letters and digits",
+    )
+
     def public(self) -> dict[str, object]:
         """The settings as shown to callers (GET /__emulator/config): secrets replaced by "REDACTED"."""
         from gemini_emulator.admin.journal import REDACTED
+        from gemini_emulator.seam.state import shown_url
 
-        return {k: (REDACTED if k in SECRET_SETTINGS and v else v) for k, v in vars(self).items()}
+        shown = {k: (REDACTED if k in SECRET_SETTINGS and v else v) for k, v in vars(self).items()}
+        shown["store"] = shown_url(self.store)  # a redis URL's password never shown
+        return shown
 
     def engine_options(self) -> dict[str, object]:
         """Keyword arguments for the engine's constructor that come from settings."""
-        return {"captures": self.captures} if self.captures else {}
+        options: dict[str, object] = {"captures": self.captures} if self.captures else {}
+        if self.store != "memory":
+            options["state"] = self.store
+        return options
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, /, **overrides: object) -> Settings:

@@ -17,6 +17,7 @@ import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from uvicorn.supervisors import multiprocess
 from websockets.extensions.permessage_deflate import PerMessageDeflate, ServerPerMessageDeflateFactory
 from websockets.frames import CTRL_OPCODES, Frame, Opcode
 
@@ -493,11 +494,10 @@ TAIL_MARGIN_S = 2
 log = logging.getLogger("gemini_emulator")
 
 
-def serve(app: ASGIApp, drain: Drain, grace: int, http: type[asyncio.Protocol] | None = None, **options: Any) -> None:
-    """uvicorn.run for `serve`: a shutdown waits up to `grace` seconds for the calls in flight, then ends those
-    still running with an error (wire/draining.py) instead of cutting their connections; protocol errors are
-    answered in Google's envelope (`http`: another protocol class, best one from http_protocol). Exits 3
-    (uvicorn's STARTUP_FAILURE) when the server never started."""
+def server_config(
+    app: ASGIApp, grace: int, http: type[asyncio.Protocol] | None = None, **options: Any
+) -> uvicorn.Config:
+    """uvicorn's Config for `serve` (and for each `--workers` process): the protocol classes, the drain margin."""
     config = uvicorn.Config(
         app,
         http=http or http_protocol(),
@@ -506,13 +506,51 @@ def serve(app: ASGIApp, drain: Drain, grace: int, http: type[asyncio.Protocol] |
         **options,
     )
     config.load_app()
-    server = DrainingServer(config, drain, grace)
+    return config
+
+
+def serve(app: ASGIApp, drain: Drain, grace: int, http: type[asyncio.Protocol] | None = None, **options: Any) -> None:
+    """uvicorn.run for `serve`: a shutdown waits up to `grace` seconds for the calls in flight, then ends those
+    still running with an error (wire/draining.py) instead of cutting their connections; protocol errors are
+    answered in Google's envelope (`http`: another protocol class, best one from http_protocol). Exits 3
+    (uvicorn's STARTUP_FAILURE) when the server never started."""
+    server = DrainingServer(server_config(app, grace, http, **options), drain, grace)
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     if not server.started:
         raise SystemExit(3)
+
+
+class _Worker(multiprocess.Process):
+    """One `--workers` process: uvicorn's supervised worker, serving the app `cli.worker_server` builds in the
+    child from the settings in its environment (the protocol classes are made there: they do not pickle)."""
+
+    @property
+    def server(self) -> uvicorn.Server:
+        if self._server is None:
+            from gemini_emulator.cli import worker_server
+
+            self._server = worker_server()
+        return self._server
+
+
+def serve_workers(workers: int, host: str, port: int, log_level: str, **options: Any) -> None:
+    """`--workers N`: uvicorn's supervisor (it restarts a worker that dies) over N processes on one socket, each
+    serving `cli.worker_server()`; the settings reach them through the environment."""
+    config = uvicorn.Config(
+        "gemini_emulator.cli:worker_server", factory=True, workers=workers, host=host, port=port, log_level=log_level
+    )
+    sock = config.bind_socket()
+    # uvicorn's supervisor makes its workers as multiprocess.Process; these are its subclass (same process only).
+    multiprocess.Process = _Worker  # type: ignore[misc]
+    try:
+        multiprocess.Multiprocess(config, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
 
 
 class DrainingServer(uvicorn.Server):

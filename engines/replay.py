@@ -332,7 +332,9 @@ class ReplayEngine:
 
     name = "replay"
 
-    def __init__(self, captures: str | Path | None = None) -> None:
+    def __init__(self, captures: str | Path | None = None, state: str | None = None) -> None:
+        """`state` (--store) is taken and not used: replay keeps no script (its conversation progress stays per
+        process, docs/scaling.md)."""
         self.replayer = Replayer(captures)
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:

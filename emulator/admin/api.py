@@ -12,11 +12,12 @@ at all (Host, Origin, the admin token): emulator/admin/guard.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import orjson
 from starlette.requests import Request
@@ -188,6 +189,9 @@ class Clock(Protocol):
     async def advance(self, namespace: str, body: Any) -> dict[str, Any]: ...
 
 
+T = TypeVar("T")
+
+
 class Admin:
     """Admin endpoints over the engine's script book (None: an engine that takes no script), the journal and
     the resource stores (`resources`, by collection name: filled in by the app)."""
@@ -204,6 +208,7 @@ class Admin:
         self.engine = engine
         self.store = store
         self.journal = journal
+        self.remote = bool(getattr(store, "remote", False) or getattr(journal, "deferred", False))
         self.guard = AdminGuard(settings)
         self.bodies = bodies or BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.resources: dict[str, Resources] = {}
@@ -317,18 +322,26 @@ class Admin:
 
     async def namespaces(self, request: Request) -> Response:
         """Every namespace with journal records or pending entries, with their counts."""
-        requests = self.journal.counts()
-        pending = {k: v for k, v in (self.store.pending_counts() if self.store is not None else {}).items() if v}
+        requests = await self._off(self.journal.counts)
+        counted = await self._off(self.store.pending_counts) if self.store is not None else {}
+        pending = {k: v for k, v in counted.items() if v}
         spaces = [
             {"name": name, "requests": requests.get(name, 0), "pending": pending.get(name, 0)}
             for name in sorted(requests.keys() | pending.keys())
         ]
-        evicted = self.journal.evicted_by
+        evicted, total = await self._off(lambda: (self.journal.evicted_by, self.journal.evicted))
         for space in spaces:
             space["evicted"] = evicted.get(str(space["name"]), 0)
-        return _json({"requests": sum(requests.values()), "evicted": self.journal.evicted, "namespaces": spaces})
+        return _json({"requests": sum(requests.values()), "evicted": total, "namespaces": spaces})
 
     # --- script ----------------------------------------------------------------------------------
+
+    async def _off(self, call: Callable[..., T], *args: Any) -> T:
+        """`call(*args)`: in a worker thread when the script book or journal is in Redis (their sync clients
+        never block the event loop), else right here (the memory stores answer at once)."""
+        if self.remote:
+            return await asyncio.to_thread(call, *args)
+        return call(*args)
 
     def _scripts(self) -> ScriptBook:
         if self.store is None:
@@ -340,7 +353,8 @@ class Admin:
 
     async def list_script(self, request: Request) -> Response:
         store, name = self._scripts(), self._namespace(request)
-        return _json({"namespace": name, "strict": store.is_strict(name), "entries": store.pending(name)})
+        strict, entries = await self._off(lambda: (store.is_strict(name), store.pending(name)))
+        return _json({"namespace": name, "strict": strict, "entries": entries})
 
     async def _add(self, request: Request, replace: bool) -> Response:
         store, name = self._scripts(), self._namespace(request)
@@ -351,10 +365,10 @@ class Admin:
         if validate.nested_too_deeply(payload):
             raise errors.too_deep()
         try:
-            added = store.add(name, payload, replace=replace)
+            added = await self._off(lambda: store.add(name, payload, replace=replace))
         except EntryError as exc:
             raise entry_error(exc) from None
-        return _json({"namespace": name, "added": added, "entries": store.pending(name)})
+        return _json({"namespace": name, "added": added, "entries": await self._off(store.pending, name)})
 
     async def append_script(self, request: Request) -> Response:
         return await self._add(request, replace=False)
@@ -364,7 +378,7 @@ class Admin:
 
     async def clear_script(self, request: Request) -> Response:
         store, name = self._scripts(), self._namespace(request)
-        store.add(name, [], replace=True)
+        await self._off(lambda: store.add(name, [], replace=True))
         return _json({"namespace": name, "entries": []})
 
     async def set_strict(self, request: Request) -> Response:
@@ -379,28 +393,28 @@ class Admin:
         strict = body["strict"] if isinstance(body, dict) and body.keys() == {"strict"} else "invalid"
         if strict is not True and strict is not False and strict is not None:  # 1 == True, but not a bool
             raise errors.ApiError(400, f"strict: expected {STRICT_BODY_TEXT}")
-        store.set_strict(name, strict)
-        return _json({"namespace": name, "strict": store.is_strict(name)})
+        await self._off(store.set_strict, name, strict)
+        return _json({"namespace": name, "strict": await self._off(store.is_strict, name)})
 
     async def reset(self, request: Request) -> Response:
         engine = getattr(request.app.state, "engine", None)  # its own per-caller state (seam.Resettable)
         if request.query_params.get("all") in ("1", "true"):
             if self.store is not None:
-                self.store.reset()
+                await self._off(self.store.reset)
             if isinstance(engine, Resettable):
                 engine.reset(None)
             for resources in self.resources.values():
                 resources.reset(None)
-            self.journal.clear()
+            await self._off(self.journal.clear)
             return _json({"reset": "all"})
         name = self._namespace(request)
         if self.store is not None:
-            self.store.reset(name)
+            await self._off(self.store.reset, name)
         if isinstance(engine, Resettable):
             engine.reset(name)
         for resources in self.resources.values():
             resources.reset(name)
-        self.journal.clear(name)
+        await self._off(self.journal.clear, name)
         return _json({"reset": name})
 
     # --- resources -------------------------------------------------------------------------------
@@ -614,8 +628,11 @@ class Admin:
         limit = _whole(query.get("limit", str(PAGE_RECORDS)), "limit", f"a number of records from 1 to {PAGE_RECORDS}")
         if not 1 <= limit <= PAGE_RECORDS:
             raise errors.ApiError(400, f"limit: expected a number of records from 1 to {PAGE_RECORDS}")
-        records, following = self.journal.page(name, query.get("model"), query.get("rpc"), since, limit)
-        evicted = self.journal.evicted if name is None else self.journal.evicted_by.get(name, 0)
+        records, following = await self._off(
+            self.journal.page, name, query.get("model"), query.get("rpc"), since, limit
+        )
+        journal = self.journal
+        evicted = await self._off(lambda: journal.evicted if name is None else journal.evicted_by.get(name, 0))
         body: dict[str, Any] = {"namespace": name, "evicted": evicted, "records": [r.to_json() for r in records]}
         if following is not None:
             body["next"] = following
@@ -624,7 +641,7 @@ class Admin:
     async def clear_journal(self, request: Request) -> Response:
         asked = self._namespace(request)
         name = None if asked == SHARED else asked
-        self.journal.clear(name)
+        await self._off(self.journal.clear, name)
         return _json({"cleared": name or "all"})
 
 

@@ -263,6 +263,8 @@ class Tap:
 class Journal:
     """A bounded, thread-safe list of records (module docstring: what is evicted, and when)."""
 
+    deferred = False  # records are held at once (RedisJournal's are written later: the app awaits `flushed`)
+
     def __init__(self, cap: int = 10_000, max_bytes: int = MAX_BYTES) -> None:
         self.cap = cap
         self.max_bytes = max_bytes
@@ -337,6 +339,9 @@ class Journal:
             del self._bytes[name]
         self.evicted += 1
         self.evicted_by[name] += 1
+
+    async def flushed(self) -> None:
+        """Every finished record is held already (RedisJournal waits for its write here)."""
 
     def tap(self, record: Record, status: int) -> Tap:
         """What journals a streamed body as it is sent (emulator/wire/sending.py's Stream feeds it each piece):

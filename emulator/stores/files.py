@@ -44,6 +44,7 @@ MAX_FILES_PER_NAMESPACE = 10_000
 MAX_DISPLAY_NAME = 512
 NAME_ID = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")  # up to 40 of [a-z0-9-], no dash at either end
 STATES = ("PROCESSING", "ACTIVE", "FAILED")
+REPLICA_NAME = re.compile(r"[A-Za-z0-9]{1,16}")  # config.REPLICA_PATTERN: no dash, so `NAME-` begins no other's ids
 _READ_CHUNK = 1 << 20
 
 
@@ -232,7 +233,11 @@ class FileStore:
         max_per_namespace: int = MAX_FILES_PER_NAMESPACE,
         clock: Callable[[], float] = monotonic,
         wall_ns: Callable[[], int] = time.time_ns,
+        replica: str = "",
     ) -> None:
+        if replica and REPLICA_NAME.fullmatch(replica) is None:
+            raise ValueError(f"a replica name is 1 to 16 letters and digits, not {replica[:80]!r}")
+        self.upload_prefix = f"{replica}-" if replica else ""  # begins every upload id (docs/scaling.md)
         self.budget_bytes = budget_bytes
         self.memory_bytes = memory_bytes
         self.video_processing_s = video_processing_s
@@ -337,13 +342,14 @@ class FileStore:
         kind: str = "file",
         extra: dict[str, Any] | None = None,
     ) -> UploadSession:
-        """A new upload session, its id unguessable (it is the only credential the follow-up requests carry).
+        """A new upload session, its id unguessable (it is the only credential the follow-up requests carry; with a
+        replica name it begins `NAME-`, which only routes: the 64 random characters after it are the secret).
         Past MAX_SESSIONS_PER_NAMESPACE the namespace's own oldest session gives way; past MAX_SESSIONS the oldest
         of the namespace holding the most (so one key cannot evict another's upload in progress); sessions past
         SESSION_TTL_S are dropped."""
         limit = declared_size if declared_size is not None else self.max_file_bytes
         session = UploadSession(
-            id=base64.urlsafe_b64encode(os.urandom(48)).decode().rstrip("="),
+            id=self.upload_prefix + base64.urlsafe_b64encode(os.urandom(48)).decode().rstrip("="),
             namespace=namespace,
             mime_type=mime_type,
             display_name=display_name,

@@ -28,6 +28,21 @@ MAX_NAMESPACE_CHARS = 128
 # Namespace digests are keyed with a secret drawn at start-up: a digest seen in the journal or a listing cannot be
 # checked against guessed keys offline.
 _SALT = secrets.token_bytes(32)
+SALT_BYTES = 32
+
+
+def use_salt(salt: bytes) -> None:
+    """Key the namespace digests with `salt` instead: every process sharing one store must name a key alike
+    (seam.state.shared_salt draws it once for all of them)."""
+    global _SALT
+    if len(salt) != SALT_BYTES:
+        raise ValueError(f"a namespace salt is {SALT_BYTES} bytes")
+    _SALT = salt
+
+
+def salt() -> bytes:
+    return _SALT
+
 
 _RPC = {
     "generateContent": "GenerateContent",

@@ -123,6 +123,7 @@ class Context:
             budget_bytes=settings.files_budget_bytes,
             memory_bytes=settings.files_memory_bytes,
             video_processing_s=settings.file_processing_ms / 1000,
+            replica=settings.replica,  # names the upload ids it hands out, for a proxy's routing (docs/scaling.md)
         )
         # A tuned model's calls (routes.TUNED_FAMILIES): the catalogue id its tuning job's base model is, for the
         # caller's namespace, or the surface's 404; set by the tunings room (wire/resources/tunings.py).

@@ -24,6 +24,7 @@ from gemini_emulator.engines.synth import embeddings, media
 from gemini_emulator.engines.synth.prose import compose, split_for_stream
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam import Chunk, GenerateRequest, ScriptBook
+from gemini_emulator.seam.state import MEMORY, link
 
 
 class ScriptedEngine:
@@ -32,8 +33,20 @@ class ScriptedEngine:
 
     name = "scripted"
 
-    def __init__(self, store: ScriptStore | None = None, strict: bool = False, captures: str | None = None) -> None:
-        self.store = store or ScriptStore(strict=strict)
+    def __init__(
+        self,
+        store: ScriptStore | None = None,
+        strict: bool = False,
+        captures: str | None = None,
+        state: str = MEMORY,
+    ) -> None:
+        """`state`: the --store setting; a redis URL keeps the scripts in Redis (engines/scripted/redis_store.py)."""
+        self.store: Any = store or ScriptStore(strict=strict)
+        self.remote: Any = None
+        if store is None and state != MEMORY:
+            from gemini_emulator.engines.scripted.redis_store import RedisScriptStore
+
+            self.store = self.remote = RedisScriptStore(link(state), strict=strict)
         self.replayer = Replayer(captures, lazy=True)  # for `replay` entries; loads on first use
 
     def script_book(self) -> ScriptBook:
@@ -52,6 +65,8 @@ class ScriptedEngine:
     def answer_ready(self, request: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
         """The answer (seam.ReadyAnswerer): a list when nothing in it waits (the zero-config text answer, an
         entry without timing, media or a recording), else the chunks as they come."""
+        if self.remote is not None:
+            return self._remote_answer(request)
         store = self.store
         if store.spaces or store.default_strict:  # else the zero-config server: no script nor setting anywhere
             near_misses: Misses = []
@@ -71,6 +86,29 @@ class ScriptedEngine:
         if request.output_modalities != ("TEXT",):
             return self._dressed(request, chunks)
         return chunks
+
+    async def _remote_answer(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
+        """answer_ready on the Redis store: the same choice, its round trips awaited (never blocking the loop)."""
+        outcome = await self.remote.answer(request)
+        answer: list[Chunk] | AsyncIterator[Chunk]
+        if outcome.entry is not None:
+            request.notes["entry"] = outcome.entry.name
+            zero_config = lambda: self._zero_config(request)  # noqa: E731
+            spec = outcome.entry.spec
+            at_once = ready(spec, request, zero_config)
+            answer = at_once if at_once is not None else render(spec, request, zero_config, self.replayer)
+        elif outcome.strict:
+            raise errors.script_unmatched(outcome.near_misses)
+        else:
+            request.notes["entry"] = ZERO_CONFIG
+            chunks = synthesis.answer(request, request.prompt_tokens)
+            answer = chunks if request.output_modalities == ("TEXT",) else self._dressed(request, chunks)
+        if isinstance(answer, list):
+            for chunk in answer:
+                yield chunk
+        else:
+            async for chunk in answer:
+                yield chunk
 
     @staticmethod
     async def _dressed(request: GenerateRequest, chunks: list[Chunk]) -> AsyncIterator[Chunk]:

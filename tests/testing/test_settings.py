@@ -54,6 +54,7 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "webhook_hosts": ("hooks.example,other.example", "hooks.example,other.example"),
     "webhook_retries": ("2", 2),
     "webhook_backoff_ms": ("10", 10),
+    "replica": ("r0", "r0"),
 }
 
 
