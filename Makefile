@@ -38,6 +38,9 @@ CONFORMANCE := build/conformance-results.json
 # Without ../shared beside the clone the tests that read the raw corpus skip (one reason, tests/corpus.py) and
 # the matrix check leaves out what they decide; everything else runs from the repo alone.
 test: $(STAMP)  ## lint, then the whole suite against real servers on loopback; fails if the conformance matrix is stale
+	@# Debian's nginx and HAProxy for tests/scaling (docs/scaling.md's recipes), installed as root; otherwise those tests skip
+	@[ -x /usr/sbin/nginx ] && [ -x /usr/sbin/haproxy ] || [ "$$(id -u)" != 0 ] || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx haproxy; }
 	$(BIN)/ruff check
 	$(BIN)/pytest -q --conformance-results=$(CONFORMANCE)
 	$(BIN)/python tools/conformance_matrix.py --check $(CONFORMANCE)

@@ -495,6 +495,7 @@ from claims_media import MEDIA_CLAIMS  # noqa: E402
 from claims_music import MUSIC_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
+from claims_scaling import SCALING_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
 from claims_triggers import TRIGGER_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
@@ -517,4 +518,5 @@ CLAIMS = (
     + tuple(TRIGGER_CLAIMS)
     + tuple(MUSIC_CLAIMS)
     + tuple(AGENT_CLAIMS)
+    + tuple(SCALING_CLAIMS)
 )

@@ -1,0 +1,51 @@
+"""Claims of issue 34's routing recipe: replicas of the in-memory emulator behind nginx or HAProxy, routed by API
+key, with `--replica NAME` routing the resumable upload's key-less follow-ups (docs/scaling.md)."""
+
+from __future__ import annotations
+
+from claim_type import Claim
+
+_P = "tests/scaling/test_proxy_routing.py::"
+_R = "tests/scaling/test_replica_name.py::"
+_SDK = (
+    "google-genai 3.6.1 _api_client._upload_fd, _extra_utils.prepare_resumable_upload; @google/genai 3.3 "
+    "uploadBlobInternal"
+)
+
+SCALING_CLAIMS: list[Claim] = [
+    Claim(
+        "replica-upload-ids",
+        "POST /upload/{v}/files, POST /upload/{v}/fileSearchStores/{id}:uploadToFileSearchStore (resumable start)",
+        "With --replica NAME (GEMINI_EMULATOR_REPLICA; 1 to 16 letters and digits, anything else refused at "
+        "start-up) the upload id in X-Goog-Upload-URL and X-GUploader-UploadID begins `NAME-`, then 64 random "
+        "base64url characters; the URL's shape is otherwise unchanged, and without the setting the ids are as "
+        "before; the name alone or the random part under another name finds no session (404 final)",
+        (
+            _R + "test_upload_ids_begin_with_the_replica_name_and_the_upload_works",
+            _R + "test_file_search_store_uploads_carry_the_name_too",
+            _R + "test_without_a_name_the_ids_are_as_before",
+            _R + "test_a_name_outside_letters_and_digits_is_refused",
+        ),
+        source=f"{_SDK} (google-genai sends the follow-ups without x-goog-api-key; measured against a recording "
+        "server); production's ids as the pydantic-ai cassettes show them (opaque base64url)",
+        divergence="deliberate: production's upload ids carry no replica name; the prefix lets a proxy route the "
+        "key-less follow-ups, in production's alphabet and URL shape",
+    ),
+    Claim(
+        "replica-proxy-routing",
+        "docs/scaling.md's nginx and HAProxy recipes",
+        "Behind the recipe (run as the document shows it, on Debian's nginx 1.22 and HAProxy 2.6), every key's "
+        "Gemini and admin calls reach one replica (scripts honoured, journals whole, the other replica sees none of "
+        "them); a three-chunk google-genai upload by a key whose replica is not the one the key-less follow-ups "
+        "hash to completes and files.get finds it; alt=sse events pass as sent; a Live WebSocket reaches the key's "
+        "replica",
+        (
+            _P + "test_each_key_reaches_one_replica_for_gemini_and_admin_calls",
+            _P + "test_resumable_upload_follow_ups_reach_the_replica_holding_the_session",
+            _P + "test_sse_events_pass_through_as_they_are_sent",
+            _P + "test_live_websocket_upgrades_through_the_proxy_to_the_keys_replica",
+        ),
+        source="the emulator's own deployment recipe (production has no replicas to route)",
+        divergence="deliberate: emulator-only; Envoy and Kubernetes recipes are described, not tested",
+    ),
+]
