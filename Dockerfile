@@ -11,8 +11,9 @@ COPY pyproject.toml README.md ./
 COPY emulator ./emulator
 COPY engines ./engines
 COPY captures ./captures
-# The yaml extra lets a mounted script be YAML as well as JSON. pip leaves the final venv: nothing installs there.
-RUN /opt/gemini-emulator/bin/pip install '.[yaml]' \
+# The yaml extra lets a mounted script be YAML as well as JSON; the redis extra is `--store redis://...`'s client
+# (deploy/compose.yaml). pip leaves the final venv: nothing installs there.
+RUN /opt/gemini-emulator/bin/pip install '.[yaml,redis]' \
  && /opt/gemini-emulator/bin/pip uninstall --yes pip setuptools
 
 # Final stage: the base image, the venv, a non-root user.
