@@ -80,7 +80,7 @@ sdk-matrix: $(STAMP)  ## every SDK × call (Python and Node), then docs/sdk-matr
 
 IMAGE ?= localhost/gemini-emulator:test
 
-container-test: $(STAMP)  ## build the image with podman and test it for real (as root; installs podman)
+container-test: $(STAMP)  ## build the image with podman and test it for real, alone and in deploy/compose.yaml (as root; installs podman)
 	bash tools/container-env.sh
 	podman build --format docker --tag $(IMAGE) .
 	GEMINI_EMULATOR_IMAGE=$(IMAGE) $(BIN)/pytest -q tests/container
