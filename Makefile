@@ -37,7 +37,14 @@ CONFORMANCE := build/conformance-results.json
 
 # Without ../shared beside the clone the tests that read the raw corpus skip (one reason, tests/corpus.py) and
 # the matrix check leaves out what they decide; everything else runs from the repo alone.
-test: $(STAMP)  ## lint, then the whole suite against real servers on loopback; fails if the conformance matrix is stale
+# tests/scaling start their own redis-server (Debian's package) on a free port; as root, `make test` installs it.
+REDIS_SERVER := /usr/bin/redis-server
+
+$(REDIS_SERVER):
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; \
+	else echo "==> redis-server missing: tests/scaling skip (sudo apt-get install redis-server)"; fi
+
+test: $(STAMP) $(REDIS_SERVER)  ## lint, then the whole suite against real servers on loopback; fails if the conformance matrix is stale
 	@# Debian's nginx and HAProxy for tests/scaling (docs/scaling.md's recipes), installed as root; otherwise those tests skip
 	@[ -x /usr/sbin/nginx ] && [ -x /usr/sbin/haproxy ] || [ "$$(id -u)" != 0 ] || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx haproxy; }

@@ -10,9 +10,8 @@ import socket
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from gemini_emulator import __version__, runtime, tls, web
+from gemini_emulator import __version__, runtime, tls, web, workers
 from gemini_emulator.admin.guard import ADMIN_TOKEN_HEADER, is_loopback
 from gemini_emulator.config import BY_NAME, DEFAULT_HOST, DEFAULT_PORT, SETTINGS, Settings
 from gemini_emulator.engines.openai.config import VARIABLES as OPENAI_VARIABLES
@@ -291,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         app = create_app(settings, engine)  # with --workers, once here: it loads --script into the shared store
         check_port(settings.host, settings.port)
         certificate = tls.resolve(settings.tls_cert, settings.tls_key, settings.host) if settings.tls else None
-        options = server_options(settings, certificate)
+        options = workers.server_options(settings, certificate)
     except (EngineLoadError, ValueError, OSError) as exc:
         return _refuse(exc)
     print(banner(settings), flush=True)
@@ -317,28 +316,6 @@ def check_workers(settings: Settings) -> None:
         )
 
 
-def server_options(settings: Settings, certificate: Any = None) -> dict[str, Any]:
-    """uvicorn's options for these settings (runtime.server_config), the same in one process and in each worker."""
-    return {
-        "http": runtime.guarded_http(
-            settings.header_timeout, runtime.connection_cap(settings.max_connections), settings.http
-        ),
-        "loop": runtime.event_loop(settings.loop),
-        "host": settings.host,
-        "port": settings.port,
-        "log_level": settings.log_level,
-        # No access log: request lines can carry ?key=; the emulator never writes credentials anywhere (and
-        # filter_logs redacts them from the WebSocket handshake lines uvicorn and websockets write).
-        "access_log": False,
-        # uvicorn's X-Forwarded-* middleware only rewrites the scope's client and scheme, which nothing here reads
-        # (the Files room reads X-Forwarded-Proto itself): a dict of the headers per request for nothing.
-        "proxy_headers": False,
-        "server_header": False,
-        "lifespan": "off",
-        **({"ssl_certfile": str(certificate.cert), "ssl_keyfile": str(certificate.key)} if certificate else {}),
-    }
-
-
 def worker_environment(settings: Settings) -> dict[str, str]:
     """The settings as GEMINI_EMULATOR_* variables for the worker processes (they inherit the environment, so no
     secret is ever on a command line); --script is loaded once, by the parent, not again by each worker."""
@@ -352,18 +329,3 @@ def worker_environment(settings: Settings) -> dict[str, str]:
     env[BY_NAME["workers"].env] = "1"  # each worker is one process
     env[SALT_ENV] = auth.salt().hex()  # the store's namespace salt (create_app drew it), for every worker
     return env
-
-
-def worker_server() -> Any:
-    """One `--workers` process's server (runtime._Worker calls it in the child): the app from the settings in
-    the environment, served as `serve` serves it, drained on shutdown."""
-    from gemini_emulator.app import create_app
-
-    settings = Settings.from_env()
-    certificate = tls.resolve(settings.tls_cert, settings.tls_key, settings.host) if settings.tls else None
-    app = create_app(settings)
-    runtime.tune_gc()
-    runtime.filter_logs()
-    options = server_options(settings, certificate)
-    config = runtime.server_config(runtime.collect_when_idle(app), settings.shutdown_grace, **options)
-    return runtime.DrainingServer(config, app.state.drain, settings.shutdown_grace)

@@ -524,13 +524,13 @@ def serve(app: ASGIApp, drain: Drain, grace: int, http: type[asyncio.Protocol] |
 
 
 class _Worker(multiprocess.Process):
-    """One `--workers` process: uvicorn's supervised worker, serving the app `cli.worker_server` builds in the
+    """One `--workers` process: uvicorn's supervised worker, serving the app `workers.worker_server` builds in the
     child from the settings in its environment (the protocol classes are made there: they do not pickle)."""
 
     @property
     def server(self) -> uvicorn.Server:
         if self._server is None:
-            from gemini_emulator.cli import worker_server
+            from gemini_emulator.workers import worker_server
 
             self._server = worker_server()
         return self._server
@@ -538,9 +538,14 @@ class _Worker(multiprocess.Process):
 
 def serve_workers(workers: int, host: str, port: int, log_level: str, **options: Any) -> None:
     """`--workers N`: uvicorn's supervisor (it restarts a worker that dies) over N processes on one socket, each
-    serving `cli.worker_server()`; the settings reach them through the environment."""
+    serving `workers.worker_server()`; the settings reach them through the environment."""
     config = uvicorn.Config(
-        "gemini_emulator.cli:worker_server", factory=True, workers=workers, host=host, port=port, log_level=log_level
+        "gemini_emulator.workers:worker_server",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level=log_level,
     )
     sock = config.bind_socket()
     # uvicorn's supervisor makes its workers as multiprocess.Process; these are its subclass (same process only).

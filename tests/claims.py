@@ -496,6 +496,7 @@ from claims_music import MUSIC_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
 from claims_scaling import SCALING_CLAIMS  # noqa: E402
+from claims_scaling_redis import SCALING_REDIS_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
 from claims_triggers import TRIGGER_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
@@ -519,4 +520,5 @@ CLAIMS = (
     + tuple(MUSIC_CLAIMS)
     + tuple(AGENT_CLAIMS)
     + tuple(SCALING_CLAIMS)
+    + tuple(SCALING_REDIS_CLAIMS)
 )

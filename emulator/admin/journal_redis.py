@@ -282,7 +282,7 @@ class RedisJournal(Journal):
             self.link.recovered()
         return result
 
-    @property  # type: ignore[override]
+    @property
     def evicted(self) -> int:
         return int(self._sync("get", PREFIX + "evicted_total") or 0)
 
@@ -290,7 +290,7 @@ class RedisJournal(Journal):
     def evicted(self, value: int) -> None:  # the base class's __init__ sets it; nothing to keep here
         pass
 
-    @property  # type: ignore[override]
+    @property
     def evicted_by(self) -> Counter[str]:
         return Counter({k.decode(): int(v) for k, v in self._sync("hgetall", PREFIX + "evicted").items()})
 

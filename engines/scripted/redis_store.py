@@ -370,7 +370,7 @@ class RedisScriptStore:
     async def answer(self, request: GenerateRequest) -> Outcome:
         """The entry that answers `request`, served (async: the request path), or none and the caller's strict
         mode. One round trip when neither namespace holds entries."""
-        return await self._adrive(self._choose(request, serve=True))  # type: ignore[no-any-return]
+        return await self._adrive(self._choose(request, serve=True))
 
     def holds_entries(self, name: str) -> bool:
         out = self._run(("probe", [PREFIX, name, SHARED]))

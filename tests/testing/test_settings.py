@@ -41,6 +41,8 @@ SAMPLES: dict[str, tuple[str, object]] = {
     "max_connections": ("500", 500),
     "http": ("h11", "h11"),
     "loop": ("asyncio", "asyncio"),
+    "store": ("redis://127.0.0.1:6390/2", "redis://127.0.0.1:6390/2"),
+    "workers": ("3", 3),
     "operation_delay_ms": ("250", 250),
     "max_live_sessions": ("100", 100),
     "max_live_sessions_per_namespace": ("3", 3),
