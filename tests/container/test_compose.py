@@ -153,6 +153,8 @@ def stack() -> Iterator[Stack]:
     }
     running = Stack(f"gemini-compose-test-{uuid.uuid4().hex[:8]}", f"http://127.0.0.1:{port}", token, env)
     try:
+        # built every run (from podman's layer cache when deploy/ is unchanged): `up` alone would reuse a stale image
+        running.compose("build", "redis", "nginx", timeout=UP_TIMEOUT_S)
         running.compose("up", "--detach", timeout=UP_TIMEOUT_S)
         _wait_ready(running)
         yield running
