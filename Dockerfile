@@ -11,7 +11,8 @@ COPY pyproject.toml README.md ./
 COPY emulator ./emulator
 COPY engines ./engines
 COPY captures ./captures
-# The yaml extra lets a mounted script be YAML as well as JSON. pip leaves the final venv: nothing installs there.
+# The yaml extra lets a mounted script be YAML as well as JSON; the redis extra is `--store redis://...`'s client
+# (deploy/compose.yaml). pip leaves the final venv: nothing installs there.
 RUN /opt/gemini-emulator/bin/pip install '.[yaml,redis]' \
  && /opt/gemini-emulator/bin/pip uninstall --yes pip setuptools
 

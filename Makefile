@@ -35,12 +35,12 @@ run: $(STAMP)  ## serve on http://127.0.0.1:8080 (PORT=9090 for another port, AR
 
 CONFORMANCE := build/conformance-results.json
 
-# Without ../shared beside the clone the tests that read the raw corpus skip (one reason, tests/corpus.py) and
-# the matrix check leaves out what they decide; everything else runs from the repo alone.
 # Debian's redis-server, nginx and HAProxy for tests/scaling (each test starts its own on a free port; the proxies run
 # docs/scaling.md's recipes), installed when missing as root; without them those tests skip, naming the package.
 SCALING_TOOLS := /usr/bin/redis-server /usr/sbin/nginx /usr/sbin/haproxy
 
+# Without ../shared beside the clone the tests that read the raw corpus skip (one reason, tests/corpus.py) and
+# the matrix check leaves out what they decide; everything else runs from the repo alone.
 test: $(STAMP)  ## lint, then the whole suite against real servers on loopback; fails if the conformance matrix is stale
 	@for tool in $(SCALING_TOOLS); do [ -x $$tool ] || missing=1; done; [ -z "$$missing" ] || \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
@@ -85,7 +85,7 @@ sdk-matrix: $(STAMP)  ## every SDK × call (Python and Node), then docs/sdk-matr
 
 IMAGE ?= localhost/gemini-emulator:test
 
-container-test: $(STAMP)  ## build the image with podman and test it for real (as root; installs podman)
+container-test: $(STAMP)  ## build the image with podman and test it for real, alone and in deploy/compose.yaml (as root; installs podman)
 	bash tools/container-env.sh
 	podman build --format docker --tag $(IMAGE) .
 	GEMINI_EMULATOR_IMAGE=$(IMAGE) $(BIN)/pytest -q tests/container
