@@ -29,6 +29,7 @@ from gemini_emulator.stores.agents import AgentExists, AgentsFull, AgentStore, n
 from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
+from gemini_emulator.wire.resources import common
 from gemini_emulator.wire.resources.common import caller
 
 # The built-in agents google-genai 3.6.1 names (types/interactions/agentoption.py, AgentOption).
@@ -253,11 +254,7 @@ def settings(agent: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
 
 
 def page_size(query: Mapping[str, str]) -> int:
-    text = query.get("page_size", query.get("pageSize", ""))
-    if text and not validate.int_text_ok("int32", text):
-        raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{text[:100]}"')])
-    size = int(text) if text else PAGE_DEFAULT
-    return PAGE_DEFAULT if size <= 0 else min(size, PAGE_MAX)
+    return common.page_size(query, PAGE_DEFAULT, PAGE_MAX)
 
 
 def page_token(key: str) -> str:

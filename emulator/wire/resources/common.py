@@ -21,10 +21,11 @@ def caller(ctx: Context, request: Incoming, target: Target, record: Record) -> s
 
 
 def page_size(query: Mapping[str, str], default: int, maximum: int) -> int:
-    """`pageSize` as production reads it: an int32 (else its 400), 0 or less meaning the default, capped."""
-    text = query.get("pageSize", "")
+    """`pageSize` (or `page_size`, as the 2026 resources' SDK sends it) as production reads it: an int32 (else its
+    400), 0 or less meaning the default, capped."""
+    text = query.get("page_size", query.get("pageSize", ""))
     if text and not validate.int_text_ok("int32", text):
-        raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{text}"')])
+        raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{text[:100]}"')])
     size = int(text) if text else default
     return default if size <= 0 else min(size, maximum)
 

@@ -42,6 +42,7 @@ from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.media import interactions
 from gemini_emulator.wire.resources.agents import STAND_IN_MODEL
+from gemini_emulator.wire.resources.common import page_size
 
 PAGE_DEFAULT, PAGE_MAX = 50, 1000  # best-known: as webhooks' (the SDK's docstrings give no numbers)
 FIELDS = (
@@ -257,11 +258,7 @@ def _count(value: Any, key: str, top: int) -> int:
 
 
 def _size(query: Mapping[str, str]) -> int:
-    text = query.get("page_size", query.get("pageSize", ""))
-    if text and not validate.int_text_ok("int32", text):
-        raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{text[:100]}"')])
-    size = int(text) if text else PAGE_DEFAULT
-    return PAGE_DEFAULT if size <= 0 else min(size, PAGE_MAX)
+    return page_size(query, PAGE_DEFAULT, PAGE_MAX)
 
 
 def _token(query: Mapping[str, str]) -> str:

@@ -38,10 +38,11 @@ from gemini_emulator.stores.webhooks import (
     WebhookStore,
     truncated,
 )
-from gemini_emulator.wire import auth, handlers, validate
+from gemini_emulator.wire import auth, handlers
 from gemini_emulator.wire.deliveries import Deliveries, Dynamic, Found, refusal
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import batches
+from gemini_emulator.wire.resources.common import page_size
 
 PAGE_DEFAULT, PAGE_MAX = 50, 1000  # the SDK's docstring: "at most 50 ... The maximum value is 1000"
 FIELDS = ("name", "subscribed_events", "uri")  # WebhookInput
@@ -233,11 +234,7 @@ def _update(
 
 
 def _list(store: WebhookStore, namespace: str, query: Mapping[str, str]) -> dict[str, Any]:
-    size_text = query.get("page_size", query.get("pageSize", ""))
-    if size_text and not validate.int_text_ok("int32", size_text):
-        raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text[:100]}"')])
-    size = int(size_text) if size_text else PAGE_DEFAULT
-    size = PAGE_DEFAULT if size <= 0 else min(size, PAGE_MAX)
+    size = page_size(query, PAGE_DEFAULT, PAGE_MAX)
     found = store.page(namespace, size, query.get("page_token", query.get("pageToken", "")))
     if found is None:
         raise errors.invalid_argument("Invalid page_token.")
