@@ -23,6 +23,7 @@ from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shar
 from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.records_redis import RedisAgentStore, RedisWebhookStore
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
@@ -132,11 +133,16 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
     rooms.register(admin, ctx)  # operations, files
+    webhook_store: WebhookStore | RedisWebhookStore
     if check_store(settings.store) == MEMORY:
         batch_room = batches.Batches(ctx.operations)
+        webhook_store = WebhookStore()
     else:  # batch jobs and their plans on Redis, seen and answered once by every process (stores/batches_redis.py)
         shared_link = link(settings.store)
         batch_room = batches.Batches(ctx.operations, RedisPlans(shared_link), RedisBatchStore(shared_link))
+        # the per-key records too, shared by every process (stores/keyed_redis.py, stores/records_redis.py)
+        webhook_store = RedisWebhookStore(shared_link)
+        ctx.agents = RedisAgentStore(shared_link)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)
@@ -167,7 +173,6 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["interactions"] = interactions.AdminView(interaction_store)
 
     # Webhooks: the registered endpoints per namespace, and the deliveries of their events (off the request path)
-    webhook_store = WebhookStore()
     posts = deliveries.Deliveries(
         webhook_store,
         journal,

@@ -34,6 +34,7 @@ from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.files import FileStore
 from gemini_emulator.stores.operations import OperationStore
+from gemini_emulator.stores.records_redis import RedisAgentStore
 from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
     auth,
@@ -114,7 +115,7 @@ class Context:
         self.voices = Voices()  # custom voices, per namespace (wire/resources/voices.py serves them)
         # managed agents and their sandboxes, per namespace (wire/resources/agents.py, environments.py serve them;
         # interactions and triggers name them)
-        self.agents = AgentStore()
+        self.agents: AgentStore | RedisAgentStore = AgentStore()  # app.create_app: on Redis with --store redis://
         self.environments = EnvironmentStore()
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)

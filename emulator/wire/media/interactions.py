@@ -111,7 +111,7 @@ async def _create(
     if "agent" in asked:
         if "model" in asked:
             raise errors.invalid_argument("Only one of model and agent may be set.")
-        body = agent_body(ctx, namespace, asked, None)
+        body = await agent_body(ctx, namespace, asked, None)
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise errors.invalid_argument("model or agent is required.")
     if "input" not in body:
@@ -174,7 +174,7 @@ async def run_agent(
     model and settings (agent_body), a built-in agent's as `stand_in`; its view names the agent. Raises ApiError
     (the engine's, an unknown agent's 404, or a bad body)."""
     agent = str(body.get("agent", ""))
-    settings = agent_body(ctx, namespace, body, stand_in)
+    settings = await agent_body(ctx, namespace, body, stand_in)
     turns = _input_turns(body.get("input", ""), [])
     generate = _generate_body(settings, turns)
     model = settings["model"]
@@ -192,12 +192,14 @@ async def run_agent(
     return stored
 
 
-def agent_body(ctx: handlers.Context, namespace: str, body: dict[str, Any], stand_in: str | None) -> dict[str, Any]:
+async def agent_body(
+    ctx: handlers.Context, namespace: str, body: dict[str, Any], stand_in: str | None
+) -> dict[str, Any]:
     """An interaction naming an agent as a model interaction's body: a stored agent of the namespace answers with
     its configuration (wire/resources/agents.settings); a built-in agent as `stand_in` (None: not served, 501);
     another name is production's 404 (best-known)."""
     name = str(body.get("agent") or "")
-    stored = agents.resolve(ctx.agents, namespace, name)
+    stored = await agents.resolve(ctx.agents, namespace, name)
     if stored is not None:
         return agents.settings(stored, body)
     if name in agents.BUILT_IN:
