@@ -10,7 +10,7 @@ with no record left leaves no key behind.
 Every check-and-change is one Lua call: ADD checks the id is free and every bound, then stores; SWAP stores a
 changed record only when its version is the one read (a compare-and-set: a store's own change, such as a webhook's
 rotation, is read, changed in Python and swapped, again from a fresh read when another process changed it first,
-at most SWAP_TRIES times), checking the byte bounds on the difference.
+at most SWAP_TRIES times, after a short random wait), checking the byte bounds on the difference.
 
 Keys (P is seam.state.KEY_PREFIX + "k:" + the kind's short name + ":", N a namespace):
   P r:N    hash id -> the record's JSON bytes
@@ -25,6 +25,8 @@ use the sync client. A Redis that cannot be reached is the 503 (seam.state.Redis
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -32,7 +34,8 @@ from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
 from gemini_emulator.stores.keyed import Full, Page
 
 T = TypeVar("T")
-SWAP_TRIES = 8  # a change retried from a fresh read at most this often when other processes keep changing it
+SWAP_TRIES = 32  # a change retried from a fresh read at most this often when other processes keep changing it
+BACKOFF_S = 0.002  # after the nth lost race, a random wait of up to n times this (at most ~1 s in all)
 FRESH_TRIES = 16  # ids drawn before giving up (a 12-character random id is never taken twice in practice)
 SCAN_LIMIT = 10_000  # SCAN calls an admin listing of every namespace makes at most
 
@@ -287,7 +290,9 @@ class RedisKeyed(Generic[T]):
     async def change(self, namespace: str, record_id: str, how: Callable[[T], Any]) -> T | None:
         """The record after `how(record)` changed it (in place) and it was swapped in: None when there is none
         (or `how` returned False: nothing to change), `full` when the change passes a byte bound."""
-        for _ in range(SWAP_TRIES):
+        for tries in range(SWAP_TRIES):
+            if tries:
+                await asyncio.sleep(random.uniform(0, BACKOFF_S * tries))
             found = await self.read(namespace, record_id)
             if found is None:
                 return None

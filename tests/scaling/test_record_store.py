@@ -1,0 +1,178 @@
+"""The Redis twin of Keyed (stores/keyed_redis.py) on a real redis-server: two stores on one Redis stand for two
+processes. The bounds (count per caller and overall, bytes per caller and overall) are counted in Redis across
+both; a compare-and-set change raced by eight stores loses none of them; paging follows page_of's token rule;
+delete and reset leave the counts and no key behind; each request-path call is the round trips the docstring
+says (counted by the server itself)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+import pytest
+import redis
+import redis.asyncio.connection
+
+from gemini_emulator.seam.state import KEY_PREFIX, RedisLink
+from gemini_emulator.stores.keyed import Full, page_of
+from gemini_emulator.stores.keyed_redis import RedisKeyed
+from gemini_emulator.stores.records_redis import RedisWebhookStore
+
+
+class Notes(RedisKeyed[dict[str, Any]]):
+    """A record kind for these tests: JSON objects, their `text` counted in bytes."""
+
+    kind = "t"
+    noun = "notes"
+
+    def dump(self, record: dict[str, Any]) -> bytes:
+        return orjson.dumps(record)
+
+    def load(self, data: bytes) -> dict[str, Any]:
+        return dict(orjson.loads(data))
+
+    def size_of(self, record: dict[str, Any]) -> int:
+        return len(record.get("text", ""))
+
+
+def _notes(url: str, count: int = 2, **bounds: int) -> list[Notes]:
+    kw = {"per_namespace": 3, "overall": 5, "bytes_per_namespace": 0, "bytes_overall": 0} | bounds
+    return [
+        Notes(
+            RedisLink(url),
+            kw["per_namespace"],
+            kw["overall"],
+            bytes_per_namespace=kw["bytes_per_namespace"],
+            bytes_overall=kw["bytes_overall"],
+        )
+        for _ in range(count)
+    ]
+
+
+def test_count_bounds_hold_across_stores(redis_url: str) -> None:
+    first, second = _notes(redis_url)
+
+    async def run() -> None:
+        assert await first.add("a", "1", {"id": "1"}) and await second.add("a", "2", {"id": "2"})
+        assert not await second.add("a", "1", {"id": "1"})  # the id is taken, whichever process asks
+        assert await second.add("a", "3", {"id": "3"})
+        with pytest.raises(Full, match="this caller has 3 notes"):
+            await first.add("a", "4", {"id": "4"})
+        assert await first.add("b", "1", {}) and await second.add("b", "2", {})
+        with pytest.raises(Full, match="the emulator holds 5 notes"):
+            await first.add("c", "1", {})
+        assert await first.delete("a", "2") and not await second.delete("a", "2")
+        assert await second.add("c", "1", {})  # room again, in all
+        assert await first.count("a") == 2 and first.held() == (5, 0)
+
+    asyncio.run(run())
+
+
+def test_byte_bounds_hold_across_stores_and_changes(redis_url: str) -> None:
+    first, second = _notes(redis_url, per_namespace=10, overall=10, bytes_per_namespace=10, bytes_overall=15)
+
+    async def run() -> None:
+        await first.add("a", "1", {"text": "x" * 6})
+        with pytest.raises(Full, match="this caller's notes would take more than 10 bytes"):
+            await second.add("a", "2", {"text": "x" * 5})
+        await second.add("b", "1", {"text": "x" * 9})
+        with pytest.raises(Full, match="the emulator's notes would take more than 15 bytes"):
+            await first.add("a", "2", {"text": "x"})
+        with pytest.raises(Full):  # a change that grows a record past a bound stores nothing
+            await second.change("a", "1", lambda note: note.update(text="x" * 11))
+        assert (await first.get("a", "1")) == {"text": "x" * 6}
+        shrunk = await second.change("a", "1", lambda note: note.update(text="x"))
+        assert shrunk == {"text": "x"} and first.held("a") == (1, 1) and first.held() == (2, 10)
+        await first.delete("b", "1")
+        assert second.held() == (1, 1)
+
+    asyncio.run(run())
+
+
+def test_racing_changes_lose_none(redis_url: str) -> None:
+    stores = _notes(redis_url, 8)
+
+    async def run() -> dict[str, Any] | None:
+        await stores[0].add("a", "n", {"seen": []})
+
+        async def append(index: int) -> None:
+            for step in range(5):
+                mark = f"{index}.{step}"
+                await stores[index].change("a", "n", lambda note, mark=mark: note["seen"].append(mark))
+
+        await asyncio.gather(*(append(i) for i in range(8)))
+        return await stores[0].get("a", "n")
+
+    final = asyncio.run(run())
+    assert final is not None and sorted(final["seen"]) == sorted(f"{i}.{s}" for i in range(8) for s in range(5))
+
+
+def test_pages_follow_the_memory_rule_and_reset_leaves_nothing(redis_url: str) -> None:
+    (store,) = _notes(redis_url, 1, per_namespace=10, overall=10, bytes_per_namespace=100, bytes_overall=100)
+    ids = [f"n{i}" for i in range(7)]
+
+    async def run() -> None:
+        for record_id in ids:
+            await store.add("a", record_id, {"id": record_id, "text": "ab"})
+        for size in (1, 3, 7, 10):
+            for token in ["", *ids]:
+                page = await store.page("a", size, token)
+                expected = page_of([{"id": i, "text": "ab"} for i in ids], ids, size, token)
+                assert page == expected
+        assert await store.page("a", 3, "nobody") is None
+        assert await store.page("empty", 3, "") == ([], "")
+        assert await store.ids("a") == ids
+        some = await store.many("a", ["n2", "x", "n0"])
+        assert some == [{"id": "n2", "text": "ab"}, None, {"id": "n0", "text": "ab"}]
+
+    asyncio.run(run())
+    assert store.names() == ["a"] and [r["id"] for r in store.all("a")] == ids
+    store.reset()
+    assert store.held() == (0, 0) and store.names() == []
+    client = redis.Redis.from_url(redis_url)
+    assert [k for k in client.keys(KEY_PREFIX + "k:t:*") if not k.endswith((b":n", b":total", b":seq"))] == []
+
+
+def test_each_call_is_its_round_trips(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = RedisWebhookStore(RedisLink(redis_url))
+    replies = [0]
+    read = redis.asyncio.connection.AbstractConnection.read_response
+
+    async def counted(self: Any, *args: Any, **kw: Any) -> Any:
+        replies[0] += 1  # one reply read: one round trip (the store sends no pipelines)
+        return await read(self, *args, **kw)
+
+    async def run() -> dict[str, int]:
+        warm, _ = await store.create("a", "http://127.0.0.1:1/x", ["batch.succeeded"])  # connects, loads the scripts
+        await store.update("a", warm.id, uri=None, events=None, name="w", state=None)
+        await store.page("a", 10)
+        await store.delete("a", warm.id)
+        monkeypatch.setattr(redis.asyncio.connection.AbstractConnection, "read_response", counted)
+        counted_trips: dict[str, int] = {}
+        replies[0] = 0
+        hook, _ = await store.create("a", "http://127.0.0.1:1/x", ["batch.succeeded"])
+        counted_trips["create"] = replies[0]
+        steps = [
+            ("get", store.get("a", hook.id)),
+            ("page", store.page("a", 10)),
+            ("update", store.update("a", hook.id, uri=None, events=None, name="n", state=None)),
+            ("rotate", store.rotate("a", hook.id)),
+            ("subscribed", store.subscribed("a", "batch.succeeded")),
+            ("delete", store.delete("a", hook.id)),
+        ]
+        for name, step in steps:
+            replies[0] = 0
+            await step
+            counted_trips[name] = replies[0]
+        return counted_trips
+
+    assert asyncio.run(run()) == {
+        "create": 1,
+        "get": 1,
+        "page": 1,
+        "update": 2,
+        "rotate": 2,
+        "subscribed": 1,
+        "delete": 1,
+    }
