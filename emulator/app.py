@@ -22,6 +22,7 @@ from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_en
 from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
 from gemini_emulator.stores.interactions import InteractionStore
+from gemini_emulator.stores.interactions_redis import RedisInteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.records_redis import RedisAgentStore, RedisWebhookStore
 from gemini_emulator.stores.templates import TemplateStore
@@ -169,7 +170,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.templates = template_view
     admin.resources["templates"] = template_view
 
-    interaction_store = InteractionStore()
+    interaction_store: InteractionStore | RedisInteractionStore = (
+        InteractionStore() if check_store(settings.store) == MEMORY else RedisInteractionStore(link(settings.store))
+    )
     admin.resources["interactions"] = interactions.AdminView(interaction_store)
 
     # Webhooks: the registered endpoints per namespace, and the deliveries of their events (off the request path)

@@ -1,7 +1,9 @@
-"""The per-key record stores' contract on the Redis store: every test of tests/wire/resources/test_webhooks.py and
-test_agents.py (google-genai sync and async and httpx against a real server: every method, pages, bounds, 4xx
-envelopes, deliveries signed and retried, rotation, namespaces apart, agents named by interactions and triggers)
-run again on an emulator whose webhooks and agents live on a real redis-server (tests/scaling/conftest.py), so both
+"""The per-key record stores' and interactions' contract on the Redis store: every test of
+tests/wire/resources/test_webhooks.py, test_agents.py and tests/wire/media/test_interactions.py (google-genai sync
+and async and httpx against a real server: every method, pages, bounds, 4xx envelopes, deliveries signed and
+retried, rotation, namespaces apart, agents named by interactions and triggers, interactions chained, streamed,
+run in the background, cancelled and deleted) run again on an emulator whose webhooks, agents and interactions live
+on a real redis-server (tests/scaling/conftest.py), so both
 stores pass one suite (stores/keyed_redis.py, stores/records_redis.py). A Python script predicate cannot be shared
 through Redis: the suite's one (`_instructed`, the system instruction the engine was asked with) becomes the JSON
 matcher that says the same (`systemRegex`, anchored)."""
@@ -24,13 +26,16 @@ from gemini_emulator.testing.server import RunningEmulator, start
 
 from redis_env import RedisServer
 
-_HERE = Path(__file__).parents[1] / "wire" / "resources"
-for _source in ("test_webhooks.py", "test_agents.py"):
-    _spec = importlib.util.spec_from_file_location(f"records_contract_{_source[:-3]}", _HERE / _source)
+_HERE = Path(__file__).parents[1] / "wire"
+_SOURCES = ("resources/test_webhooks.py", "resources/test_agents.py", "media/test_interactions.py")
+for _source in _SOURCES:
+    _spec = importlib.util.spec_from_file_location(f"records_contract_{Path(_source).stem}", _HERE / _source)
     assert _spec is not None and _spec.loader is not None
     _suite = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(_suite)
     globals().update({k: v for k, v in vars(_suite).items() if k.startswith("test_")})
+    if hasattr(_suite, "client"):  # test_interactions' own: google-genai with the test's key
+        globals()["client"] = _suite.client
     if hasattr(_suite, "_instructed"):
         _suite._instructed = lambda text: _System(text)
 

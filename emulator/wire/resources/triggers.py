@@ -28,6 +28,7 @@ from gemini_emulator.admin.journal import Journal, Record
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.stores.interactions import InteractionStore, StoreFull
+from gemini_emulator.stores.interactions_redis import RedisInteractionStore
 from gemini_emulator.stores.triggers import (
     MAX_NAME_CHARS,
     STATUSES,
@@ -65,7 +66,13 @@ _NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text (bes
 class Triggers:
     """The triggers room: its store, where executions keep their interactions, and the journal they show in."""
 
-    def __init__(self, ctx: handlers.Context, store: TriggerStore, kept: InteractionStore, journal: Journal) -> None:
+    def __init__(
+        self,
+        ctx: handlers.Context,
+        store: TriggerStore,
+        kept: InteractionStore | RedisInteractionStore,
+        journal: Journal,
+    ) -> None:
         self.ctx, self.store, self.kept, self.journal = ctx, store, kept, journal
 
     async def catch_up(self, namespace: str) -> list[Execution]:
