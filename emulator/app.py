@@ -24,7 +24,7 @@ from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.interactions_redis import RedisInteractionStore
 from gemini_emulator.stores.live import LiveStore
-from gemini_emulator.stores.records_redis import RedisAgentStore, RedisWebhookStore
+from gemini_emulator.stores.records_redis import RedisAgentStore, RedisTriggerStore, RedisWebhookStore
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
@@ -191,7 +191,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     ctx.interaction_ended = lambda namespace, view, dynamic: webhooks.interaction_ended(posts, namespace, view, dynamic)
 
     # Triggers: scheduled agent interactions, run against each namespace's emulator clock (admin: /clock)
-    trigger_store = TriggerStore()
+    trigger_store = TriggerStore() if check_store(settings.store) == MEMORY else RedisTriggerStore(link(settings.store))
     trigger_room = triggers.Triggers(ctx, trigger_store, interaction_store, journal)
     admin.resources["triggers"] = triggers.AdminView(trigger_store)
     admin.clock = triggers.ClockView(trigger_room)

@@ -1,8 +1,8 @@
-"""The per-key record stores on Redis (`--store redis://...`): webhooks, agents and stored voices, each a
+"""The per-key record stores on Redis (`--store redis://...`): webhooks, agents, triggers and stored voices, each a
 `RedisKeyed` (stores/keyed_redis.py: keys, bounds, round trips) with its in-memory twin's methods as coroutines,
 so the rooms call either alike (`keyed.settled`). Same bounds, same messages, same ids as in memory.
 
-Key kinds: `wh` webhooks, `ag` agents, `vo` stored voices.
+Key kinds: `wh` webhooks, `ag` agents, `tr` triggers (and `tr:clock`, the emulator clock), `vo` stored voices.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from typing import Any
 
 import orjson
 
-from gemini_emulator.seam.state import RedisLink
-from gemini_emulator.stores import agents, voices, webhooks
+from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.stores import agents, triggers, voices, webhooks
+from gemini_emulator.stores.keyed import page_of
 from gemini_emulator.stores.keyed_redis import RedisKeyed
+from gemini_emulator.stores.triggers import Execution, Trigger
 from gemini_emulator.stores.webhooks import Secret, Webhook
 
 
@@ -189,3 +191,162 @@ class RedisVoices(RedisKeyed[bytes]):
 
     def voices(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         return [(name, orjson.loads(data)) for name, data in self.owned(namespace)]
+
+
+class RedisClock(triggers.Clock):
+    """Each namespace's emulator clock with its offset in Redis (`P clock`: hash N -> seconds), so every process
+    reads one time. A request reads the offset once (`load`, one HGET) and the rest of it the copy kept here
+    (offsets only grow: a copy is never ahead); the admin API's advance and reset change Redis (sync client)."""
+
+    def __init__(self, link: RedisLink) -> None:
+        super().__init__()
+        self.link = link
+        self.key = f"{KEY_PREFIX}k:tr:clock"
+
+    async def load(self, namespace: str) -> float:
+        """The namespace's offset as Redis holds it, kept for this process's `now`."""
+        try:
+            held = await self.link.aio.hget(self.key, namespace)
+        except failures() as exc:
+            raise self.link.unavailable(exc) from None
+        return self._keep(namespace, float(held or 0.0))
+
+    def load_sync(self, namespace: str) -> float:
+        return self._keep(namespace, float(self.link.command("hget", self.key, namespace) or 0.0))
+
+    def _keep(self, namespace: str, offset: float) -> float:
+        with self._lock:
+            if offset:
+                self._offsets[namespace] = max(offset, self._offsets.get(namespace, 0.0))
+            else:
+                self._offsets.pop(namespace, None)
+            return offset
+
+    def offset(self, namespace: str) -> float:
+        return super().offset(namespace)
+
+    def advance(self, namespace: str, seconds: float) -> float:
+        if not 0 <= seconds <= triggers.MAX_ADVANCE_S:
+            raise ValueError(f"expected 0 to {triggers.MAX_ADVANCE_S:.0f} seconds, not {seconds}")
+        self._keep(namespace, float(self.link.command("hincrbyfloat", self.key, namespace, seconds)))
+        return time.time() + self.offset(namespace)
+
+    def reset(self, namespace: str | None = None) -> None:
+        super().reset(namespace)
+        if namespace is None:
+            self.link.command("delete", self.key)
+        else:
+            self.link.command("hdel", self.key, namespace)
+
+
+class RedisTriggerStore(RedisKeyed[Trigger]):
+    """Every namespace's triggers on Redis, each with its executions (stores/triggers.TriggerStore's twin). A fire
+    runs once across processes: `due` moves a trigger's next run past the fires it takes in one compare-and-set,
+    so of the processes reading one clock only the one whose swap lands runs them; `begin` and `end` change the
+    kept trigger the same way."""
+
+    full = triggers.TriggersFull
+    noun = "triggers"
+    kind = "tr"
+
+    def __init__(self, link: RedisLink) -> None:
+        super().__init__(link, triggers.MAX_PER_NAMESPACE, triggers.MAX_TRIGGERS)
+        self.clock = RedisClock(link)
+
+    def dump(self, record: Trigger) -> bytes:
+        return orjson.dumps(record)
+
+    def load(self, data: bytes) -> Trigger:
+        fields = orjson.loads(data)
+        fields["executions"] = [Execution(**ran) for ran in fields["executions"]]
+        return Trigger(**fields)
+
+    async def create(
+        self, namespace: str, schedule: str, time_zone: str, interaction: dict[str, Any], **extra: Any
+    ) -> Trigger:
+        now = self.clock.now(namespace)
+        first = triggers.next_fire(schedule, time_zone, now)
+
+        def build(trigger_id: str) -> Trigger:
+            made = Trigger(trigger_id, namespace, schedule, time_zone, interaction, created=now, updated=now)
+            made.next_run = first
+            for key, value in extra.items():
+                setattr(made, key, value)
+            return made
+
+        return await self.add_fresh(namespace, triggers._new_id, build)
+
+    def executions(self, trigger: Trigger, size: int, token: str = "") -> tuple[list[Execution], str] | None:
+        held = list(reversed(trigger.executions))
+        return page_of(held, [e.id for e in held], size, token)
+
+    async def update(
+        self, namespace: str, trigger_id: str, display_name: str | None, status: str | None
+    ) -> Trigger | None:
+        now = self.clock.now(namespace)
+
+        def how(found: Trigger) -> None:
+            if display_name is not None:
+                found.display_name = display_name
+            if status is not None and status != found.status:
+                if status == "paused":
+                    found.last_pause = now
+                elif status == "active":
+                    found.last_resume, found.consecutive_failures = now, 0
+                    found.next_run = triggers.next_fire(found.schedule, found.time_zone, now)
+                found.status = status
+            found.updated = now
+
+        return await self.change(namespace, trigger_id, how)
+
+    async def due(self, namespace: str) -> list[tuple[Trigger, float]]:
+        """As TriggerStore.due, each trigger's fires claimed by the swap that moves its next run past them (one
+        read of the namespace, then two round trips per trigger due)."""
+        await self.clock.load(namespace)
+        now = self.clock.now(namespace)
+        found = await self.page(namespace, self.per_namespace)
+        fires: list[tuple[Trigger, float]] = []
+        for held in found[0] if found is not None else []:
+            if held.status != "active" or held.next_run > now:
+                continue
+            taken: list[float] = []
+            room = triggers.MAX_DUE - len(fires)
+
+            def how(fresh: Trigger, room: int = room, taken: list[float] = taken) -> bool:
+                before = fresh.next_run
+                taken[:] = triggers.due_fires(fresh, now, room)
+                return bool(taken) or fresh.next_run != before  # False: another process took them first
+
+            changed = await self.change(namespace, held.id, how)
+            if changed is not None:
+                fires += [(changed, fire) for fire in taken]
+        fires.sort(key=lambda fire: fire[1])
+        return fires
+
+    async def begin(self, trigger: Trigger, scheduled: float) -> Execution:
+        now = self.clock.now(trigger.namespace)
+        ran = Execution(triggers._new_id(), trigger.id, scheduled, started=now, environment_id=trigger.environment_id)
+
+        def how(fresh: Trigger) -> None:
+            fresh.executions.append(ran)
+            del fresh.executions[: -triggers.MAX_EXECUTIONS]
+            fresh.last_run = now
+
+        await self.change(trigger.namespace, trigger.id, how)
+        return ran
+
+    async def end(
+        self, trigger: Trigger, ran: Execution, interaction_id: str, error: str, timed_out: bool = False
+    ) -> None:
+        now = self.clock.now(trigger.namespace)
+        triggers.ended(Trigger(trigger.id, "", "", "", {}), ran, now, interaction_id, error, timed_out)
+
+        def how(fresh: Trigger) -> None:
+            kept = next((e for e in fresh.executions if e.id == ran.id), Execution(ran.id, ran.trigger_id, 0.0))
+            triggers.ended(fresh, kept, now, interaction_id, error, timed_out)
+
+        await self.change(trigger.namespace, trigger.id, how)
+
+    def reset(self, namespace: str | None = None) -> None:
+        super().reset(namespace)
+        self.clock.reset(namespace)

@@ -27,7 +27,12 @@ from gemini_emulator.testing.server import RunningEmulator, start
 from redis_env import RedisServer
 
 _HERE = Path(__file__).parents[1] / "wire"
-_SOURCES = ("resources/test_webhooks.py", "resources/test_agents.py", "media/test_interactions.py")
+_SOURCES = (
+    "resources/test_webhooks.py",
+    "resources/test_agents.py",
+    "resources/test_triggers.py",
+    "media/test_interactions.py",
+)
 for _source in _SOURCES:
     _spec = importlib.util.spec_from_file_location(f"records_contract_{Path(_source).stem}", _HERE / _source)
     assert _spec is not None and _spec.loader is not None
