@@ -2,11 +2,12 @@
 processes. The bounds (count per caller and overall, bytes per caller and overall) are counted in Redis across
 both; a compare-and-set change raced by eight stores loses none of them; paging follows page_of's token rule;
 delete and reset leave the counts and no key behind; each request-path call is the round trips the docstring
-says (counted by the server itself)."""
+says (counted at the socket); eight trigger stores reading one advanced clock at once take each fire once."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import orjson
@@ -17,7 +18,7 @@ import redis.asyncio.connection
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink
 from gemini_emulator.stores.keyed import Full, page_of
 from gemini_emulator.stores.keyed_redis import RedisKeyed
-from gemini_emulator.stores.records_redis import RedisWebhookStore
+from gemini_emulator.stores.records_redis import RedisTriggerStore, RedisWebhookStore
 
 
 class Notes(RedisKeyed[dict[str, Any]]):
@@ -176,3 +177,23 @@ def test_each_call_is_its_round_trips(redis_url: str, monkeypatch: pytest.Monkey
         "subscribed": 1,
         "delete": 1,
     }
+
+
+def test_a_due_trigger_fires_once_across_stores(redis_url: str) -> None:
+    stores = [RedisTriggerStore(RedisLink(redis_url)) for _ in range(8)]
+    interaction = {"agent": "a", "input": "x"}
+
+    async def run() -> list[list[tuple[Any, float]]]:
+        for _ in range(5):
+            await stores[0].create("a", "*/5 * * * *", "UTC", interaction)
+        busy = await stores[1].create("a", "*/5 * * * *", "UTC", interaction)
+        await stores[1].begin(busy, 0.0)  # its previous execution still runs: its fires skipped, once
+        stores[0].clock.advance("a", 30 * 60 - time.time() % 300 + 150)  # six fires each
+        return await asyncio.gather(*(store.due("a") for store in stores))
+
+    taken = asyncio.run(run())
+    fires = [(trigger.id, when) for each in taken for trigger, when in each]
+    assert len(fires) == len(set(fires)) == 5 * 6  # each fire taken by one store only
+    (trigger,) = [t for t in stores[2].all("a") if any(e.status == "skipped" for e in t.executions)]
+    assert [e.status for e in trigger.executions] == ["in_progress", "skipped"]
+    assert all(t.next_run > time.time() + stores[2].clock.load_sync("a") for t in stores[2].all("a"))
