@@ -24,7 +24,12 @@ from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.interactions_redis import RedisInteractionStore
 from gemini_emulator.stores.live import LiveStore
-from gemini_emulator.stores.records_redis import RedisAgentStore, RedisTriggerStore, RedisWebhookStore
+from gemini_emulator.stores.records_redis import (
+    RedisAgentStore,
+    RedisEnvironmentStore,
+    RedisTriggerStore,
+    RedisWebhookStore,
+)
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
@@ -144,6 +149,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         # the per-key records too, shared by every process (stores/keyed_redis.py, stores/records_redis.py)
         webhook_store = RedisWebhookStore(shared_link)
         ctx.agents = RedisAgentStore(shared_link)
+        ctx.environments = RedisEnvironmentStore(shared_link)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)

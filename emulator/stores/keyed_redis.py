@@ -15,10 +15,13 @@ at most SWAP_TRIES times, after a short random wait), checking the byte bounds o
 Keys (P is seam.state.KEY_PREFIX + "k:" + the kind's short name + ":", N a namespace):
   P r:N    hash id -> the record's JSON bytes
   P v:N    hash id -> its version (grown by each SWAP)     P s:N  hash id -> its counted bytes (where not 0)
+  P x:N:I  hash: record I's side fields (bytes kept beside it: an environment's files, in chunks), set and dropped
+           in the ADD or SWAP that changes the record, deleted with it
   P z:N    sorted set of the ids, scored by creation (P seq): the order
   P n      records held by everyone   P bytes  hash N -> bytes held   P total  bytes held by everyone
 
-Round trips: add 1, get 1, many 1, page 1, ids 1, count 1, delete 1, change 2 (read, swap; 2 more per lost race).
+Round trips: add 1, get 1, many 1, page 1, ids 1, count 1, side 1, delete 1, change 2 (read, swap; 2 more per
+lost race).
 The request path's methods are coroutines on redis.asyncio; the `*_sync` ones (the admin views', and the threads')
 use the sync client. A Redis that cannot be reached is the 503 (seam.state.RedisLink.unavailable).
 """
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
@@ -48,8 +51,8 @@ local function drop_if_empty(P, ns)
 end
 """
 
-# ARGV: P ns id record size per_ns overall bytes_ns bytes_all. {1}: added; {0}: the id is taken; {-1..-4}: which
-# bound (per namespace, overall, bytes per namespace, bytes overall).
+# ARGV: P ns id record size per_ns overall bytes_ns bytes_all, then the side fields' (name, bytes) pairs. {1}:
+# added; {0}: the id is taken; {-1..-4}: which bound (per namespace, overall, bytes per namespace, bytes overall).
 ADD = """
 local P, ns, id, size = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[5])
 local z = P .. 'z:' .. ns
@@ -66,12 +69,14 @@ if size > 0 then
 end
 redis.call('HSET', P .. 'r:' .. ns, id, ARGV[4])
 redis.call('HSET', P .. 'v:' .. ns, id, 1)
+for i = 10, #ARGV, 2 do redis.call('HSET', P .. 'x:' .. ns .. ':' .. id, ARGV[i], ARGV[i + 1]) end
 redis.call('ZADD', z, redis.call('INCR', P .. 'seq'), id)
 redis.call('INCR', P .. 'n')
 return 1
 """
 
-# ARGV: P ns id version record size bytes_ns bytes_all. {1}: swapped; {0}: changed since (read again); {-1}: gone;
+# ARGV: P ns id version record size bytes_ns bytes_all n, then n side (name, bytes) pairs to set and the side
+# names to drop. {1}: swapped; {0}: changed since (read again); {-1}: gone;
 # {-3}/{-4}: the difference passes a byte bound.
 SWAP = """
 local P, ns, id, size = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[6])
@@ -92,6 +97,9 @@ end
 if size > 0 then redis.call('HSET', P .. 's:' .. ns, id, size) else redis.call('HDEL', P .. 's:' .. ns, id) end
 redis.call('HSET', P .. 'r:' .. ns, id, ARGV[5])
 redis.call('HINCRBY', P .. 'v:' .. ns, id, 1)
+local x, sets = P .. 'x:' .. ns .. ':' .. id, tonumber(ARGV[9])
+for i = 10, 9 + 2 * sets, 2 do redis.call('HSET', x, ARGV[i], ARGV[i + 1]) end
+for i = 10 + 2 * sets, #ARGV do redis.call('HDEL', x, ARGV[i]) end
 return 1
 """
 
@@ -130,6 +138,7 @@ redis.call('HDEL', P .. 'r:' .. ns, id)
 redis.call('HDEL', P .. 'v:' .. ns, id)
 redis.call('HDEL', P .. 's:' .. ns, id)
 redis.call('ZREM', P .. 'z:' .. ns, id)
+redis.call('DEL', P .. 'x:' .. ns .. ':' .. id)
 redis.call('DECR', P .. 'n')
 if size ~= 0 then
   redis.call('HINCRBY', P .. 'bytes', ns, -size)
@@ -144,6 +153,7 @@ RESET = """
 local P, ns = ARGV[1], ARGV[2]
 local count = redis.call('ZCARD', P .. 'z:' .. ns)
 local size = tonumber(redis.call('HGET', P .. 'bytes', ns) or '0')
+for _, id in ipairs(redis.call('ZRANGE', P .. 'z:' .. ns, 0, -1)) do redis.call('DEL', P .. 'x:' .. ns .. ':' .. id) end
 redis.call('DEL', P .. 'r:' .. ns, P .. 'v:' .. ns, P .. 's:' .. ns, P .. 'z:' .. ns)
 redis.call('HDEL', P .. 'bytes', ns)
 if count ~= 0 then redis.call('DECRBY', P .. 'n', count) end
@@ -249,9 +259,11 @@ class RedisKeyed(Generic[T]):
         return self.full(f"the emulator's {self.noun} would take more than {self.bytes_overall} bytes")
 
     # --- the request path --------------------------------------------------------------------------------
-    async def add(self, namespace: str, record_id: str, record: T) -> bool:
-        """Keep `record` under `record_id` (False: the namespace holds that id already), or `full` past a bound."""
+    async def add(self, namespace: str, record_id: str, record: T, side: Mapping[str, bytes] | None = None) -> bool:
+        """Keep `record` under `record_id` (False: the namespace holds that id already), or `full` past a bound;
+        `side`: its side fields (bytes kept beside it, read with `side`, gone with it)."""
         data = self.dump(record)
+        pairs = [item for pair in (side or {}).items() for item in pair]
         code = int(
             await self._call(
                 "add",
@@ -263,6 +275,7 @@ class RedisKeyed(Generic[T]):
                 self.overall,
                 self.bytes_per_namespace,
                 self.bytes_overall,
+                *pairs,
             )
         )
         if code < 0:
@@ -289,7 +302,9 @@ class RedisKeyed(Generic[T]):
 
     async def change(self, namespace: str, record_id: str, how: Callable[[T], Any]) -> T | None:
         """The record after `how(record)` changed it (in place) and it was swapped in: None when there is none
-        (or `how` returned False: nothing to change), `full` when the change passes a byte bound."""
+        (or `how` returned False: nothing to change), `full` when the change passes a byte bound. `how` may return
+        (side fields to set, side field names to drop), swapped in with the record."""
+        side: tuple[Mapping[str, bytes], Sequence[str]] = ({}, ())
         for tries in range(SWAP_TRIES):
             if tries:
                 await asyncio.sleep(random.uniform(0, BACKOFF_S * tries))
@@ -297,8 +312,11 @@ class RedisKeyed(Generic[T]):
             if found is None:
                 return None
             record, version = found
-            if how(record) is False:
+            changed = how(record)
+            if changed is False:
                 return None
+            if isinstance(changed, tuple):
+                side = changed
             code = int(
                 await self._call(
                     "swap",
@@ -309,6 +327,9 @@ class RedisKeyed(Generic[T]):
                     self.size_of(record),
                     self.bytes_per_namespace,
                     self.bytes_overall,
+                    len(side[0]),
+                    *[item for pair in side[0].items() for item in pair],
+                    *side[1],
                 )
             )
             if code == 1:
@@ -335,6 +356,16 @@ class RedisKeyed(Generic[T]):
         except failures() as exc:
             raise self.link.unavailable(exc) from None
         return [None if data is None else self.load(bytes(data)) for data in held]
+
+    async def side(self, namespace: str, record_id: str, names: Sequence[str]) -> list[bytes | None]:
+        """The record's side fields `names` (None for one not kept), in one round trip."""
+        if not names:
+            return []
+        try:
+            held = await self.link.aio.hmget(f"{self.prefix}x:{namespace}:{record_id}", list(names))
+        except failures() as exc:
+            raise self.link.unavailable(exc) from None
+        return [None if data is None else bytes(data) for data in held]
 
     async def ids(self, namespace: str) -> list[str]:
         try:

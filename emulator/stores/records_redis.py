@@ -1,12 +1,14 @@
-"""The per-key record stores on Redis (`--store redis://...`): webhooks, agents, triggers and stored voices, each a
-`RedisKeyed` (stores/keyed_redis.py: keys, bounds, round trips) with its in-memory twin's methods as coroutines,
-so the rooms call either alike (`keyed.settled`). Same bounds, same messages, same ids as in memory.
+"""The per-key record stores on Redis (`--store redis://...`): webhooks, agents, triggers, environments and stored
+voices, each a `RedisKeyed` (stores/keyed_redis.py: keys, bounds, round trips) with its in-memory twin's methods as
+coroutines, so the rooms call either alike (`keyed.settled`). Same bounds, same messages, same ids as in memory.
 
-Key kinds: `wh` webhooks, `ag` agents, `tr` triggers (and `tr:clock`, the emulator clock), `vo` stored voices.
+Key kinds: `wh` webhooks, `ag` agents, `tr` triggers (and `tr:clock`, the emulator clock), `en` environments (their
+files' bytes in side fields), `vo` stored voices.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import asdict
 from typing import Any
@@ -14,7 +16,8 @@ from typing import Any
 import orjson
 
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
-from gemini_emulator.stores import agents, triggers, voices, webhooks
+from gemini_emulator.stores import agents, environments, triggers, voices, webhooks
+from gemini_emulator.stores.environments import Environment, WorkspaceFile
 from gemini_emulator.stores.keyed import page_of
 from gemini_emulator.stores.keyed_redis import RedisKeyed
 from gemini_emulator.stores.triggers import Execution, Trigger
@@ -350,3 +353,127 @@ class RedisTriggerStore(RedisKeyed[Trigger]):
     def reset(self, namespace: str | None = None) -> None:
         super().reset(namespace)
         self.clock.reset(namespace)
+
+
+CHUNK_BYTES = 1 << 20  # an environment file's bytes are kept in side fields of at most this many bytes each
+
+
+def _chunks(blob: str, data: bytes) -> dict[str, bytes]:
+    return {
+        f"{blob}:{i}": data[start : start + CHUNK_BYTES] for i, start in enumerate(range(0, len(data), CHUNK_BYTES))
+    }
+
+
+def _chunk_names(held: WorkspaceFile) -> list[str]:
+    return [f"{held.blob}:{i}" for i in range(-(-held.held // CHUNK_BYTES))]
+
+
+class RedisEnvironmentStore(RedisKeyed[Environment]):
+    """Every namespace's environments on Redis (stores/environments.EnvironmentStore's twin): each one record of
+    its configuration and its files' metadata, the files' bytes in side fields of CHUNK_BYTES each (`P x:N:ID`,
+    written and dropped in the same Lua call as the record's change, so the byte bounds, counted on the record,
+    hold for them). A file's bytes are read only when asked for (`file_data`, one round trip)."""
+
+    full = environments.EnvironmentsFull
+    noun = "environments"
+    kind = "en"
+
+    def __init__(self, link: RedisLink) -> None:
+        super().__init__(
+            link,
+            environments.MAX_PER_NAMESPACE,
+            environments.MAX_ENVIRONMENTS,
+            bytes_per_namespace=environments.MAX_BYTES_PER_NAMESPACE,
+            bytes_overall=environments.MAX_BYTES,
+        )
+
+    def size_of(self, record: Environment) -> int:
+        return record.size
+
+    def dump(self, record: Environment) -> bytes:
+        files = {p: [f.blob, f.size, f.mime_type, f.created, f.modified] for p, f in record.files.items()}
+        fields: dict[str, Any] = {"id": record.id, "namespace": record.namespace, "config": record.config}
+        fields |= {"created": record.created, "updated": record.updated, "accessed": record.accessed}
+        return orjson.dumps(fields | {"key": record.key, "files": files})
+
+    def load(self, data: bytes) -> Environment:
+        fields = orjson.loads(data)
+        env = Environment(fields["id"], fields["namespace"], fields["config"], fields["created"], fields["updated"], 0)
+        env.accessed, env.key = fields["accessed"], fields["key"]
+        for path, (blob, size, mime, created, modified) in fields["files"].items():
+            env.files[path] = WorkspaceFile(b"", mime, created, modified, blob=blob, held=size)
+        return env
+
+    @staticmethod
+    def _kept(files: dict[str, tuple[bytes, str]], now: float, env: Environment) -> tuple[dict[str, bytes], list[str]]:
+        """Write `files` into `env` (their metadata; fresh blobs): the side fields to set, and to drop."""
+        sets: dict[str, bytes] = {}
+        drops: list[str] = []
+        for path, (data, mime) in files.items():
+            old = env.files.get(path)
+            if old is not None:
+                drops += _chunk_names(old)
+            blob = secrets.token_hex(6)
+            sets |= _chunks(blob, data)
+            created = old.created if old is not None else now
+            env.files[path] = WorkspaceFile(b"", mime, created, now, blob=blob, held=len(data))
+        return sets, drops
+
+    async def create(
+        self, namespace: str, config: dict[str, Any], files: dict[str, tuple[bytes, str]], self_hosted: bool
+    ) -> Environment:
+        if len(orjson.dumps(config)) > environments.MAX_CONFIG_BYTES:
+            raise ValueError(
+                f"an environment's configuration takes at most {environments.MAX_CONFIG_BYTES} bytes of JSON"
+            )
+        environments._check_files(len(files), sum(len(data) for data, _ in files.values()))
+        now = time.time()
+        key = environments.KEY_PREFIX + secrets.token_urlsafe(24) if self_hosted else ""
+        for _ in range(16):
+            made = Environment(environments._new_id(), namespace, config, now, now, now, key)
+            sets, _ = self._kept(files, now, made)
+            if await self.add(namespace, made.id, made, sets):
+                return made
+        raise self.full("no fresh id for another environment")
+
+    async def touched(self, namespace: str, env_id: str) -> Environment | None:
+        def how(found: Environment) -> None:
+            found.accessed = time.time()
+
+        return await self.change(namespace, env_id, how)
+
+    async def listed(self, namespace: str) -> list[Environment]:
+        found = await self.page(namespace, self.per_namespace)
+        return found[0] if found is not None else []
+
+    async def file_data(self, env: Environment, path: str) -> bytes:
+        """A file's bytes (b"" when it is gone meanwhile)."""
+        held = env.files.get(path)
+        if held is None or not held.blob:
+            return held.data if held is not None else b""
+        chunks = await self.side(env.namespace, env.id, _chunk_names(held))
+        return b"" if any(c is None for c in chunks) else b"".join(c for c in chunks if c is not None)
+
+    async def files_of(self, env: Environment) -> dict[str, tuple[bytes, str]]:
+        """Every file's bytes and type (from_environment's copy), in one round trip."""
+        names = [name for held in env.files.values() for name in _chunk_names(held)]
+        chunks = dict(zip(names, await self.side(env.namespace, env.id, names), strict=True))
+        return {
+            path: (b"".join(chunks[name] or b"" for name in _chunk_names(held)), held.mime_type)
+            for path, held in env.files.items()
+        }
+
+    async def write(
+        self, env: Environment, files: dict[str, tuple[bytes, str]], overwrite: bool
+    ) -> list[tuple[str, WorkspaceFile]]:
+        now = time.time()
+
+        def how(fresh: Environment) -> tuple[dict[str, bytes], list[str]]:
+            environments.planned(fresh, files, overwrite)
+            fresh.updated = now
+            return self._kept(files, now, fresh)
+
+        changed = await self.change(env.namespace, env.id, how)
+        if changed is None:
+            raise KeyError(env.id)  # deleted meanwhile
+        return [(path, changed.files[path]) for path in files]

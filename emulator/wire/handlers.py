@@ -34,7 +34,7 @@ from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.files import FileStore
 from gemini_emulator.stores.operations import OperationStore
-from gemini_emulator.stores.records_redis import RedisAgentStore
+from gemini_emulator.stores.records_redis import RedisAgentStore, RedisEnvironmentStore
 from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
     auth,
@@ -116,7 +116,7 @@ class Context:
         # managed agents and their sandboxes, per namespace (wire/resources/agents.py, environments.py serve them;
         # interactions and triggers name them)
         self.agents: AgentStore | RedisAgentStore = AgentStore()  # app.create_app: on Redis with --store redis://
-        self.environments = EnvironmentStore()
+        self.environments: EnvironmentStore | RedisEnvironmentStore = EnvironmentStore()
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
         # file search stores and their documents (wire/resources/file_search.py serves them)

@@ -2,7 +2,8 @@
 processes. The bounds (count per caller and overall, bytes per caller and overall) are counted in Redis across
 both; a compare-and-set change raced by eight stores loses none of them; paging follows page_of's token rule;
 delete and reset leave the counts and no key behind; each request-path call is the round trips the docstring
-says (counted at the socket); eight trigger stores reading one advanced clock at once take each fire once."""
+says (counted at the socket); eight trigger stores reading one advanced clock at once take each fire once; an
+environment's files are kept in chunks beside it, dropped with what replaces them and with it, and counted."""
 
 from __future__ import annotations
 
@@ -16,9 +17,15 @@ import redis
 import redis.asyncio.connection
 
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink
+from gemini_emulator.stores.environments import FileExists
 from gemini_emulator.stores.keyed import Full, page_of
 from gemini_emulator.stores.keyed_redis import RedisKeyed
-from gemini_emulator.stores.records_redis import RedisTriggerStore, RedisWebhookStore
+from gemini_emulator.stores.records_redis import (
+    CHUNK_BYTES,
+    RedisEnvironmentStore,
+    RedisTriggerStore,
+    RedisWebhookStore,
+)
 
 
 class Notes(RedisKeyed[dict[str, Any]]):
@@ -197,3 +204,30 @@ def test_a_due_trigger_fires_once_across_stores(redis_url: str) -> None:
     (trigger,) = [t for t in stores[2].all("a") if any(e.status == "skipped" for e in t.executions)]
     assert [e.status for e in trigger.executions] == ["in_progress", "skipped"]
     assert all(t.next_run > time.time() + stores[2].clock.load_sync("a") for t in stores[2].all("a"))
+
+
+def test_environment_files_are_kept_in_chunks_and_counted(redis_url: str) -> None:
+    first, second = (RedisEnvironmentStore(RedisLink(redis_url)) for _ in range(2))
+    big = bytes(range(256)) * (10 * CHUNK_BYTES // 1024)  # 2.5 chunks
+    client = redis.Redis.from_url(redis_url)
+
+    def chunks(env_id: str) -> int:
+        return int(client.hlen(f"{KEY_PREFIX}k:en:x:a:{env_id}"))
+
+    async def run() -> None:
+        env = await first.create("a", {}, {"src/big.bin": (big, "application/octet-stream")}, False)
+        assert chunks(env.id) == 3 and first.held("a") == (1, len(big))
+        seen = await second.get("a", env.id)
+        assert seen is not None and seen.files["src/big.bin"].size == len(big)
+        assert await second.file_data(seen, "src/big.bin") == big  # read through another store
+        kept = await second.write(seen, {"src/big.bin": (b"small", "text/plain"), "b.txt": (b"b", "text/plain")}, True)
+        assert [path for path, _ in kept] == ["src/big.bin", "b.txt"]
+        assert chunks(env.id) == 2 and first.held() == (1, 6)  # the old chunks dropped in the same call
+        copy = await first.files_of(await first.get("a", env.id) or env)
+        assert copy == {"src/big.bin": (b"small", "text/plain"), "b.txt": (b"b", "text/plain")}
+        with pytest.raises(FileExists):
+            await first.write(seen, {"b.txt": (b"again", "text/plain")}, False)
+        assert await first.delete("a", env.id)
+        assert chunks(env.id) == 0 and first.held() == (0, 0)
+
+    asyncio.run(run())

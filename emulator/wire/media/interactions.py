@@ -159,7 +159,7 @@ async def _create(
     gen_target = dataclasses.replace(call, method="streamGenerateContent") if stream else call
     environment_id = ""
     if asked.get("environment") is not None:  # a new sandbox, or the stored one named (404 when unknown)
-        environment_id = environments.provision(ctx.environments, namespace, asked["environment"]).id
+        environment_id = (await environments.provision(ctx.environments, namespace, asked["environment"])).id
     gen, builder, _, answer = handlers.start_generation(ctx, gen_target, model, generate, namespace, stream, body)
     view = _view(asked, model, "in_progress", str(asked.get("agent") or ""), environment_id)
     stored = Stored.of(view, history + turns)
