@@ -1,4 +1,5 @@
-"""Claims of issue 34 (phase 2): batch jobs on the Redis store, shared by every process."""
+"""Claims of issue 34 (phase 2): batch jobs, the per-key records (webhooks, agents, triggers, environments) and
+interactions on the Redis store, shared by every process."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from claim_type import Claim
 _S = "tests/scaling/test_batch_store.py::"
 _P = "tests/scaling/test_batches_processes.py::"
 _C = "tests/scaling/test_batches_contract.py::"
+_RS = "tests/scaling/test_record_store.py::"
+_RP = "tests/scaling/test_records_processes.py::"
+_RC = "tests/scaling/test_records_contract.py::"
 
 SCALING_RESOURCE_CLAIMS: list[Claim] = [
     Claim(
@@ -44,6 +48,59 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             _S + "test_budgets_are_counted_across_processes",
             _S + "test_the_bound_forgets_the_oldest_done_job_first",
             _S + "test_each_call_is_one_round_trip",
+        ),
+        source="emulator-only (docs/scaling.md, docs/security.md)",
+    ),
+    Claim(
+        "redis-records-contract",
+        "webhooks, agents, triggers, environments and interactions on --store redis://...",
+        "their rooms on the Redis store pass the in-memory rooms' whole suites (tests/wire/resources/test_webhooks.py,"
+        " test_agents.py, test_triggers.py, tests/wire/media/test_interactions.py: every method through google-genai"
+        " sync and async, pages, bounds, 4xx envelopes, deliveries signed and retried, rotation, environment files and"
+        " archives, chained, streamed, background, cancelled and deleted interactions, namespaces apart)",
+        (
+            _RC + "test_every_method_sync",
+            _RC + "test_rotation_signs_with_both_secrets_for_the_grace_then_only_the_new",
+            _RC + "test_agents_every_method_async",
+            _RC + "test_environment_files_sync",
+            _RC + "test_an_uploaded_archive_is_unpacked_and_overwrite_is_asked",
+            _RC + "test_chaining_two_interactions_carries_the_history",
+            _RC + "test_background_run_completes_and_cancel",
+        ),
+        source="emulator-only (docs/scaling.md, Records on Redis)",
+    ),
+    Claim(
+        "redis-records-across-processes",
+        "records on two gemini-emulator serve --store redis://... processes",
+        "a webhook rotated through one is seen rotated through the other; an agent made through one answers the"
+        " other's interaction; an interaction made through one is chained onto through the other; a background run"
+        " of one is polled to completed, cancelled and deleted through the other, its end delivered once; a trigger"
+        " made due by an advanced clock fires each of its runs once (each script entry consumed once) under readers"
+        " of both; Redis unreachable is the 503 UNAVAILABLE envelope from each of these rooms, within 5 s",
+        (
+            _RP + "test_records_made_on_one_process_are_read_and_used_on_another",
+            _RP + "test_a_due_trigger_fires_once_across_processes",
+            _RP + "test_redis_unreachable_is_the_503_envelope",
+        ),
+        source="emulator-only (docs/scaling.md)",
+    ),
+    Claim(
+        "redis-records-store",
+        "the Redis record store (stores/keyed_redis.py, stores/records_redis.py)",
+        "the count and byte bounds per caller and overall hold across two stores; a compare-and-set raced by eight"
+        " stores loses no change; pages follow the memory store's token rule; reset leaves no key; create, get,"
+        " list, subscribed and delete are one round trip, update and rotate two; eight trigger stores reading one"
+        " advanced clock take each fire once; an environment's files are kept in 1 MiB chunks beside it, dropped"
+        " with what replaces them and with it, and counted; a change that keeps losing its races is a 409 ABORTED",
+        (
+            _RS + "test_count_bounds_hold_across_stores",
+            _RS + "test_byte_bounds_hold_across_stores_and_changes",
+            _RS + "test_racing_changes_lose_none",
+            _RS + "test_pages_follow_the_memory_rule_and_reset_leaves_nothing",
+            _RS + "test_each_call_is_its_round_trips",
+            _RS + "test_a_due_trigger_fires_once_across_stores",
+            _RS + "test_environment_files_are_kept_in_chunks_and_counted",
+            _RS + "test_a_change_that_keeps_losing_is_a_409_not_a_5xx",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
     ),

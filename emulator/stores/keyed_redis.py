@@ -33,6 +33,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
+from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
 from gemini_emulator.stores.keyed import Full, Page
 
@@ -175,8 +176,12 @@ return out
 SCRIPTS = {"add": ADD, "swap": SWAP, "read": READ, "page": PAGE, "delete": DELETE, "reset": RESET, "all": ALL}
 
 
-class Changed(Exception):
-    """A change that lost SWAP_TRIES races in a row to other processes' changes of the same record."""
+def lost_races(record_id: str) -> errors.ApiError:
+    """What a change that lost SWAP_TRIES races in a row to other processes' changes of the record gets: a 409
+    ABORTED (Google's status for a concurrency conflict; best-known wording), never a 5xx."""
+    return errors.ApiError(
+        409, f"gemini-emulator: {record_id[:100]} was changed by other requests meanwhile; try again.", status="ABORTED"
+    )
 
 
 def text(value: Any) -> str:
@@ -338,7 +343,7 @@ class RedisKeyed(Generic[T]):
                 return None
             if code < 0:
                 raise self._bound(code)
-        raise Changed(record_id)
+        raise lost_races(record_id)
 
     async def page(self, namespace: str, size: int, token: str = "") -> Page[T] | None:
         """As Keyed.page: up to `size` records from the one `token` names, and the next page's token."""

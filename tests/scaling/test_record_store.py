@@ -3,7 +3,8 @@ processes. The bounds (count per caller and overall, bytes per caller and overal
 both; a compare-and-set change raced by eight stores loses none of them; paging follows page_of's token rule;
 delete and reset leave the counts and no key behind; each request-path call is the round trips the docstring
 says (counted at the socket); eight trigger stores reading one advanced clock at once take each fire once; an
-environment's files are kept in chunks beside it, dropped with what replaces them and with it, and counted."""
+environment's files are kept in chunks beside it, dropped with what replaces them and with it, and counted; a
+change that keeps losing its races is a 409 ABORTED."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ import pytest
 import redis
 import redis.asyncio.connection
 
+from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink
+from gemini_emulator.stores import keyed_redis
 from gemini_emulator.stores.environments import FileExists
 from gemini_emulator.stores.keyed import Full, page_of
 from gemini_emulator.stores.keyed_redis import RedisKeyed
@@ -229,5 +232,28 @@ def test_environment_files_are_kept_in_chunks_and_counted(redis_url: str) -> Non
             await first.write(seen, {"b.txt": (b"again", "text/plain")}, False)
         assert await first.delete("a", env.id)
         assert chunks(env.id) == 0 and first.held() == (0, 0)
+
+    asyncio.run(run())
+
+
+def test_a_change_that_keeps_losing_is_a_409_not_a_5xx(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = _notes(redis_url)
+    monkeypatch.setattr(keyed_redis, "SWAP_TRIES", 3)
+
+    async def run() -> None:
+        await first.add("a", "n", {"seen": 0})
+
+        original = first.read
+
+        async def read_then_meddle(namespace: str, record_id: str) -> Any:
+            found = await original(namespace, record_id)
+            await second.change(namespace, record_id, lambda other: other.update(seen=other["seen"] + 1))
+            return found
+
+        monkeypatch.setattr(first, "read", read_then_meddle)
+        with pytest.raises(errors.ApiError) as lost:
+            await first.change("a", "n", lambda note: note.update(seen=-1))
+        assert lost.value.code == 409 and lost.value.status == "ABORTED"
+        assert (await second.get("a", "n")) == {"seen": 3}  # the three changes that won, none of the loser's
 
     asyncio.run(run())
