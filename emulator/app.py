@@ -28,6 +28,7 @@ from gemini_emulator.stores.records_redis import (
     RedisAgentStore,
     RedisEnvironmentStore,
     RedisTriggerStore,
+    RedisVoices,
     RedisWebhookStore,
 )
 from gemini_emulator.stores.templates import TemplateStore
@@ -150,6 +151,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         webhook_store = RedisWebhookStore(shared_link)
         ctx.agents = RedisAgentStore(shared_link)
         ctx.environments = RedisEnvironmentStore(shared_link)
+        ctx.voices = RedisVoices(shared_link)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)

@@ -53,11 +53,12 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
     ),
     Claim(
         "redis-records-contract",
-        "webhooks, agents, triggers, environments and interactions on --store redis://...",
+        "webhooks, agents, triggers, environments, voices and interactions on --store redis://...",
         "their rooms on the Redis store pass the in-memory rooms' whole suites (tests/wire/resources/test_webhooks.py,"
-        " test_agents.py, test_triggers.py, tests/wire/media/test_interactions.py: every method through google-genai"
-        " sync and async, pages, bounds, 4xx envelopes, deliveries signed and retried, rotation, environment files and"
-        " archives, chained, streamed, background, cancelled and deleted interactions, namespaces apart)",
+        " test_agents.py, test_triggers.py, test_voices.py, tests/wire/media/test_interactions.py: every method"
+        " through google-genai sync and async, pages, bounds, 4xx envelopes, deliveries signed and retried, rotation,"
+        " environment files and archives, TTS and Live in a stored voice, chained, streamed, background, cancelled"
+        " and deleted interactions, namespaces apart)",
         (
             _RC + "test_every_method_sync",
             _RC + "test_rotation_signs_with_both_secrets_for_the_grace_then_only_the_new",
@@ -66,6 +67,8 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             _RC + "test_an_uploaded_archive_is_unpacked_and_overwrite_is_asked",
             _RC + "test_chaining_two_interactions_carries_the_history",
             _RC + "test_background_run_completes_and_cancel",
+            _RC + "test_tts_speaks_in_a_stored_voice_and_refuses_an_unknown_one",
+            _RC + "test_a_live_setup_takes_a_stored_voice_and_refuses_an_unknown_one",
         ),
         source="emulator-only (docs/scaling.md, Records on Redis)",
     ),
@@ -73,7 +76,8 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
         "redis-records-across-processes",
         "records on two gemini-emulator serve --store redis://... processes",
         "a webhook rotated through one is seen rotated through the other; an agent made through one answers the"
-        " other's interaction; an interaction made through one is chained onto through the other; a background run"
+        " other's interaction; a voice stored through one speaks through the other (and, deleted, is refused); an"
+        " interaction made through one is chained onto through the other; a background run"
         " of one is polled to completed, cancelled and deleted through the other, its end delivered once; a trigger"
         " made due by an advanced clock fires each of its runs once (each script entry consumed once) under readers"
         " of both; Redis unreachable is the 503 UNAVAILABLE envelope from each of these rooms, within 5 s",

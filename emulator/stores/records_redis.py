@@ -187,10 +187,13 @@ class RedisVoices(RedisKeyed[bytes]):
         found = await self.page(namespace, self.per_namespace)
         return [orjson.loads(data) for data in reversed(found[0] if found is not None else [])]
 
+    def known(self, voice: str) -> bool:
+        """Whether a speech config may name `voice` without a look-up: a prebuilt speaker or a replicated voice's
+        key (wire/voice_rules.py looks a stored one up, awaited)."""
+        return voice in voices.PREBUILT_NAMES or voice.startswith(voices.KEY_PREFIX)
+
     async def usable(self, namespace: str, voice: str) -> bool:
-        if voice in voices.PREBUILT_NAMES or voice.startswith(voices.KEY_PREFIX):
-            return True
-        return await self.get(namespace, voice) is not None
+        return self.known(voice) or await self.get(namespace, voice) is not None
 
     def voices(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         return [(name, orjson.loads(data)) for name, data in self.owned(namespace)]

@@ -31,6 +31,7 @@ _SOURCES = (
     "resources/test_webhooks.py",
     "resources/test_agents.py",
     "resources/test_triggers.py",
+    "resources/test_voices.py",
     "media/test_interactions.py",
 )
 for _source in _SOURCES:

@@ -1,9 +1,9 @@
 """Records across processes: two `gemini-emulator serve --store redis://...` processes on their own ports, one
-redis-server (tests/scaling/conftest.py). A webhook, an agent and interactions made through one are read, changed
-and used through the other over real sockets (google-genai and httpx); a background interaction run by one is
-polled to completed and cancelled through the other, its end delivered once; a trigger made due by an advanced
-clock fires once however many processes read the clock at once; and with Redis gone each of these rooms answers
-the 503 envelope."""
+redis-server (tests/scaling/conftest.py). A webhook, an agent, a stored voice and interactions made through one are
+read, changed and used through the other over real sockets (google-genai and httpx); a background interaction run
+by one is polled to completed and cancelled through the other, its end delivered once; a trigger made due by an
+advanced clock fires once however many processes read the clock at once; and with Redis gone each of these rooms
+answers the 503 envelope."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ from redis_env import RedisServer
 
 MODEL = "gemini-2.5-flash"
 BUILT_IN = "antigravity-preview-05-2026"
+TTS = "gemini-2.5-flash-preview-tts"
+PROMPTED = {"type": "prompted", "display_name": "Ogre", "prompted": {"input": "A deep, slow voice."}}
 
 
 def _client(url: str) -> genai.Client:
@@ -86,6 +88,16 @@ def test_records_made_on_one_process_are_read_and_used_on_another(
         assert httpx.get(f"{a.url}/v1beta/interactions/{slow.id}", headers=KEY).status_code == 404
         time.sleep(0.3)  # any second delivery of the one completion would have come by now
         assert [r.event["data"]["id"] for r in receiver.of("interaction.completed")] == [background.id]
+
+        voice = httpx.post(a.url + "/v1beta/voices", json={"store": True, "voice": PROMPTED}, headers=KEY).json()
+        assert voice["id"] in [v["id"] for v in httpx.get(b.url + "/v1beta/voices", headers=KEY).json()["voices"]]
+        config = {"responseModalities": ["AUDIO"], "speechConfig": {"voiceConfig": {"voice": voice["id"]}}}
+        tts = {"contents": [{"parts": [{"text": "Say hi"}]}], "generationConfig": config}
+        spoken = httpx.post(f"{b.url}/v1beta/models/{TTS}:generateContent", json=tts, headers=KEY)
+        assert spoken.status_code == 200  # a voice stored through A speaks through B
+        httpx.delete(f"{a.url}/v1beta/voices/{voice['id']}", headers=KEY).raise_for_status()
+        refused = httpx.post(f"{b.url}/v1beta/models/{TTS}:generateContent", json=tts, headers=KEY)
+        assert refused.status_code == 400 and "was not found" in refused.json()["error"]["message"]
 
         on_b.agents.delete(id="reviewer")
         assert httpx.get(a.url + "/v1beta/agents/reviewer", headers=KEY).status_code == 404
