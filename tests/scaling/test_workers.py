@@ -201,15 +201,23 @@ def test_redis_restarted_mid_run(serve: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_redis_that_hangs_holds_no_event_loop(serve: Any, tmp_path: Path) -> None:
-    """countTokens asks the store whether a replay entry could answer it: on a Redis that accepted the connection but
-    no longer answers (SIGSTOP), each such request waits for its 503 while the process goes on serving others."""
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/v1beta/models/gemini-2.5-flash:countTokens"),  # asks the store for a replay entry
+        ("GET", "/__emulator/resources?kind=batches"),  # the admin view of the batch jobs held in Redis
+    ],
+)
+def test_a_redis_that_hangs_holds_no_event_loop(serve: Any, tmp_path: Path, method: str, path: str) -> None:
+    """On a Redis that accepted the connection but no longer answers (SIGSTOP), each request that needs it waits
+    for its 503 while the process goes on serving others: countTokens asks the store whether a replay entry could
+    answer it, and the admin API's resource views read the batch jobs (in a worker thread, never on the loop)."""
     redis = RedisServer(tmp_path / "redis").start()
     assert redis.process is not None
     try:
         served = serve(redis.url)
-        count = "/v1beta/models/gemini-2.5-flash:countTokens"
-        assert httpx.post(served.url + count, json=BODY, headers=KEY).status_code == 200  # connections made
+        body = BODY if method == "POST" else None
+        assert httpx.request(method, served.url + path, json=body, headers=KEY).status_code == 200  # connected
         os.kill(redis.process.pid, signal.SIGSTOP)
         sent = threading.Barrier(6)
 
@@ -217,7 +225,7 @@ def test_a_redis_that_hangs_holds_no_event_loop(serve: Any, tmp_path: Path) -> N
             with httpx.Client(base_url=served.url, headers=KEY, timeout=30) as http:
                 hooks = {"request": [lambda _: sent.wait(10)]}
                 http.event_hooks = hooks
-                return http.post(count, json=BODY).status_code
+                return http.request(method, path, json=body).status_code
 
         with ThreadPoolExecutor(5) as pool:
             waiting = [pool.submit(counted) for _ in range(5)]
