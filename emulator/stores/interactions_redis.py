@@ -246,11 +246,9 @@ class RedisInteractionStore:
         stored.tag, stored.size = _text(tag), int(size or 0)
         return stored
 
-    async def delete(self, namespace: str, interaction_id: str) -> Stored | None:
-        found = await self.get(namespace, interaction_id)
-        if found is None or not await self._call("delete", [PREFIX, namespace, interaction_id]):
-            return None
-        return found
+    async def delete(self, namespace: str, interaction_id: str) -> bool:
+        """Forget it (its run, wherever it is, then stores nothing); False when there was none."""
+        return bool(await self._call("delete", [PREFIX, namespace, interaction_id]))
 
     def running(self, namespace: str) -> int:
         """This process's background runs of the namespace (MAX_BACKGROUND bounds them per process)."""
@@ -271,8 +269,14 @@ class RedisInteractionStore:
         out: list[tuple[str, Stored]] = []
         for space in [namespace] if namespace is not None else self.names():
             ids = [_text(i) for i in self.link.command("zrange", PREFIX + "z:" + space, 0, -1)]
+            pipe = self.link.sync.pipeline(transaction=False)
             for interaction_id in ids:
-                row = self._call_sync("read", [], [f"{PREFIX}o:{space}:{interaction_id}"])
+                pipe.hmget(f"{PREFIX}o:{space}:{interaction_id}", "body", "head", "turns", "state", "tag", "size")
+            try:
+                rows = pipe.execute()
+            except failures() as exc:
+                raise self.link.unavailable(exc) from None
+            for interaction_id, row in zip(ids, rows, strict=True):
                 if row[0] is not None:
                     out.append((space, self._loaded(space, interaction_id, *row)))
         return out

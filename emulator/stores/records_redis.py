@@ -99,10 +99,10 @@ class RedisWebhookStore(RedisKeyed[Webhook]):
         held = found[0] if found is not None else []
         return [h for h in held if h.state == "enabled" and event in h.events]
 
-    def wants(self, namespace: str, prefix: str) -> bool:
-        """Always: whether a webhook is subscribed is looked up when the event happens (`subscribed`), so a watch
-        starts for every batch or video (bounded by deliveries.MAX_WATCHES) and finds out then."""
-        return True
+    async def wants(self, namespace: str, prefix: str) -> bool:
+        found = await self.page(namespace, self.per_namespace)
+        held = found[0] if found is not None else []
+        return any(h.state == "enabled" and any(e.startswith(prefix) for e in h.events) for h in held)
 
 
 class RedisAgentStore(RedisKeyed[bytes]):

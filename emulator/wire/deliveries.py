@@ -35,7 +35,7 @@ import ipaddress
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -258,7 +258,14 @@ class Deliveries:
             return
         self._deliver(namespace, event_type, data, hooks)
 
-    def _spawn(self, work: Any) -> None:
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` on the loop, ended with the deliveries (`close`); nothing once they are closed."""
+        if self.closed:
+            work.close()
+            return
+        self._spawn(work)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._probes.add(task)
         task.add_done_callback(self._probes.discard)

@@ -109,7 +109,10 @@ async def serve(
         if target.method == "get":
             return handlers.printed_response(stored.body())
         if target.method == "delete":
-            await settled(store.delete(namespace, target.resource))
+            if isinstance(store, RedisInteractionStore):
+                await store.delete(namespace, target.resource)
+            else:
+                store.delete(namespace, target.resource)
             if stored.task is not None:
                 stored.task.cancel()
             return handlers.json_response({})

@@ -13,7 +13,7 @@ wording and the event payloads are best-known (docs/conformance.md, Webhooks).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -256,9 +256,12 @@ def watch_batch(deliveries: Deliveries, store: Webhooks, ctx: handlers.Context, 
 
     def created(op: Operation) -> None:
         dynamic = op.extra.get("webhook")
-        if dynamic is None and not store.wants(op.namespace, "batch."):
-            return
+        if dynamic is None:
+            when_wanted(deliveries, store, op.namespace, "batch.", lambda: watch(op, None))
+        else:
+            watch(op, dynamic)
 
+    def watch(op: Operation, dynamic: Any) -> None:
         async def probe() -> Found:
             if not await batches.refresh(room, op):
                 return None  # deleted, or forgotten
@@ -284,11 +287,31 @@ def watch_batch(deliveries: Deliveries, store: Webhooks, ctx: handlers.Context, 
     return created
 
 
-def watch_video(deliveries: Deliveries, store: Webhooks, op: Operation) -> None:
-    """A Veo operation with its result: `video.generated` once it reports done."""
-    if not store.wants(op.namespace, "video."):
+def when_wanted(deliveries: Deliveries, store: Webhooks, namespace: str, prefix: str, then: Callable[[], None]) -> None:
+    """`then()` if an enabled webhook of the namespace is subscribed to an event starting with `prefix`: at once in
+    memory; on Redis once the look-up (one round trip, off this call) says so."""
+    if not isinstance(store, RedisWebhookStore):
+        if store.wants(namespace, prefix):
+            then()
         return
 
+    async def look() -> None:
+        try:
+            wanted = await store.wants(namespace, prefix)
+        except errors.ApiError:  # Redis unreachable (logged by the link): nothing is watched
+            return
+        if wanted:
+            then()
+
+    deliveries.spawn(look())
+
+
+def watch_video(deliveries: Deliveries, store: Webhooks, op: Operation) -> None:
+    """A Veo operation with its result: `video.generated` once it reports done."""
+    when_wanted(deliveries, store, op.namespace, "video.", lambda: _watch_video(deliveries, op))
+
+
+def _watch_video(deliveries: Deliveries, op: Operation) -> None:
     async def probe() -> Found:
         if not op.done():
             return max(0.01, op.ready_at - op.clock()) if not op.held else HELD_LOOK_S
