@@ -32,6 +32,7 @@ from gemini_emulator.stores.records_redis import (
     RedisWebhookStore,
 )
 from gemini_emulator.stores.templates import TemplateStore
+from gemini_emulator.stores.templates_redis import RedisTemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
 from gemini_emulator.stores.webhooks import WebhookStore
@@ -168,7 +169,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
-    template_store = TemplateStore()  # server prompt templates (Firebase AI Logic): the file's, shared by all
+    template_store: TemplateStore | RedisTemplateStore  # server prompt templates (Firebase AI Logic)
+    if check_store(settings.store) == MEMORY:
+        template_store = TemplateStore()  # the file's, shared by all, and each caller's set at run time
+    else:  # on Redis: set through any process, served by every one (stores/templates_redis.py)
+        template_store = RedisTemplateStore(link(settings.store))
     template_view = templates.AdminView(ctx, template_store)
     if settings.templates:
         try:

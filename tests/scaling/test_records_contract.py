@@ -33,13 +33,16 @@ _SOURCES = (
     "resources/test_triggers.py",
     "resources/test_voices.py",
     "media/test_interactions.py",
+    "test_templates.py",
 )
 for _source in _SOURCES:
     _spec = importlib.util.spec_from_file_location(f"records_contract_{Path(_source).stem}", _HERE / _source)
     assert _spec is not None and _spec.loader is not None
     _suite = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(_suite)
-    globals().update({k: v for k, v in vars(_suite).items() if k.startswith("test_")})
+    for _name, _test in vars(_suite).items():
+        if _name.startswith("test_"):  # a name two suites share gets its suite's name after it
+            globals()[_name if _name not in globals() else f"{_name}__{Path(_source).stem[5:]}"] = _test
     if hasattr(_suite, "client"):  # test_interactions' own: google-genai with the test's key
         globals()["client"] = _suite.client
     if hasattr(_suite, "_instructed"):

@@ -1,9 +1,9 @@
 """Records across processes: two `gemini-emulator serve --store redis://...` processes on their own ports, one
-redis-server (tests/scaling/conftest.py). A webhook, an agent, a stored voice and interactions made through one are
-read, changed and used through the other over real sockets (google-genai and httpx); a background interaction run
-by one is polled to completed and cancelled through the other, its end delivered once; a trigger made due by an
-advanced clock fires once however many processes read the clock at once; and with Redis gone each of these rooms
-answers the 503 envelope."""
+redis-server (tests/scaling/conftest.py). A webhook, an agent, a stored voice, a prompt template and interactions
+made through one are read, changed and used through the other over real sockets (google-genai and httpx); a
+background interaction run by one is polled to completed and cancelled through the other, its end delivered once;
+a trigger made due by an advanced clock fires once however many processes read the clock at once; and with Redis
+gone each of these rooms answers the 503 envelope."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from redis_env import RedisServer
 MODEL = "gemini-2.5-flash"
 BUILT_IN = "antigravity-preview-05-2026"
 TTS = "gemini-2.5-flash-preview-tts"
+GREET = "/v1beta/projects/demo/templates/greet:templateGenerateContent"
 PROMPTED = {"type": "prompted", "display_name": "Ogre", "prompted": {"input": "A deep, slow voice."}}
 
 
@@ -98,6 +99,18 @@ def test_records_made_on_one_process_are_read_and_used_on_another(
         httpx.delete(f"{a.url}/v1beta/voices/{voice['id']}", headers=KEY).raise_for_status()
         refused = httpx.post(f"{b.url}/v1beta/models/{TTS}:generateContent", json=tts, headers=KEY)
         assert refused.status_code == 400 and "was not found" in refused.json()["error"]["message"]
+
+        template = {"id": "greet", "template": "---\nmodel: gemini-2.5-flash\n---\nGreet {{name}}."}
+        httpx.put(a.url + "/__emulator/templates", json=[template], headers=KEY).raise_for_status()
+        entry = {"match": {"text": "Greet Ada."}, "text": "Hello, Ada!"}
+        httpx.post(a.url + "/__emulator/script", json=[entry], headers=KEY).raise_for_status()
+        greeted = httpx.post(b.url + GREET, json={"inputs": {"name": "Ada"}}, headers=KEY)  # set through A
+        assert greeted.status_code == 200 and "Hello, Ada!" in greeted.text
+        assert [t["id"] for t in httpx.get(b.url + "/__emulator/templates", headers=KEY).json()["templates"]] == [
+            "greet"
+        ]
+        httpx.delete(b.url + "/__emulator/templates", headers=KEY).raise_for_status()
+        assert httpx.post(a.url + GREET, json={"inputs": {"name": "Ada"}}, headers=KEY).status_code == 404
 
         on_b.agents.delete(id="reviewer")
         assert httpx.get(a.url + "/v1beta/agents/reviewer", headers=KEY).status_code == 404
