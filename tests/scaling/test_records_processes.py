@@ -160,8 +160,9 @@ def test_redis_unreachable_is_the_503_envelope(serve: Any, tmp_path: Path) -> No
     redis = RedisServer(tmp_path / "redis").start()
     try:
         served = serve(redis.url)
-        paths = ["/v1beta/webhooks", "/v1beta/agents", "/v1beta/triggers", "/v1beta/interactions/v1_nothing"]
-        assert [httpx.get(served.url + p, headers=KEY).status_code for p in paths] == [200, 200, 200, 404]
+        paths = ["/v1beta/webhooks", "/v1beta/agents", "/v1beta/triggers", "/v1beta/voices", "/v1beta/environments"]
+        paths.append("/v1beta/interactions/v1_nothing")
+        assert [httpx.get(served.url + p, headers=KEY).status_code for p in paths] == [200] * 5 + [404]
         redis.stop()
         for path in paths:
             began = time.monotonic()
@@ -173,5 +174,7 @@ def test_redis_unreachable_is_the_503_envelope(serve: Any, tmp_path: Path) -> No
             }
         made = httpx.post(served.url + "/v1beta/agents", json={"id": "x"}, headers=KEY, timeout=10)
         assert made.status_code == 503
+        called = httpx.post(served.url + GREET, json={"inputs": {}}, headers=KEY, timeout=10)
+        assert called.status_code == 503 and called.json()["error"]["status"] == "UNAVAILABLE"
     finally:
         redis.stop()
