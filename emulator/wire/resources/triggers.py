@@ -17,7 +17,7 @@ Field names from the SDK; ids, key order, errors' wording and what an agent answ
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -77,12 +77,23 @@ class Triggers:
         journal: Journal,
     ) -> None:
         self.ctx, self.store, self.kept, self.journal = ctx, store, kept, journal
+        self._taking = asyncio.Lock()
 
-    async def catch_up(self, namespace: str) -> list[Execution]:
-        """Run every fire the namespace's clock has passed (bounded by the store), oldest first."""
-        return [
-            await self.execute(trigger, scheduled) for trigger, scheduled in await settled(self.store.due(namespace))
-        ]
+    async def catch_up(self, namespace: str, first: Callable[[], Any] | None = None) -> list[Execution]:
+        """Run every fire the namespace's clock has passed (bounded by the store), oldest first; `first` (a clock
+        advance) just before the fires are taken. On Redis the taking awaits, so this process's requests take
+        them one at a time (`_taking`): the fires an advance makes due are the advance's, as in memory (another
+        process's reader may still take them first: each runs once, docs/scaling.md)."""
+        if isinstance(self.store, RedisTriggerStore):
+            async with self._taking:
+                if first is not None:
+                    first()
+                due = await self.store.due(namespace)
+        else:
+            if first is not None:
+                first()
+            due = self.store.due(namespace)
+        return [await self.execute(trigger, scheduled) for trigger, scheduled in due]
 
     async def execute(self, trigger: Trigger, scheduled: float, version: str = "v1beta") -> Execution:
         """One execution of `trigger`: the engine answers its interaction; recorded and journaled."""
@@ -303,8 +314,7 @@ class ClockView:
             step = body["advanceSeconds"]
             if isinstance(step, bool) or not isinstance(step, int | float):
                 raise ValueError("advanceSeconds: expected a number of seconds")
-        clock.advance(namespace, float(step))
-        ran = await self.room.catch_up(namespace)
+        ran = await self.room.catch_up(namespace, lambda: clock.advance(namespace, float(step)))
         return self.show(namespace) | {"executions": [execution_view(e) for e in ran]}
 
 
