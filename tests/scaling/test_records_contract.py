@@ -44,7 +44,7 @@ for _source in _SOURCES:
     _suite = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(_suite)
     for _name, _test in vars(_suite).items():
-        if _name.startswith("test_") and _name not in ONLY_IN_MEMORY:  # a name two suites share gets its suite's name after it
+        if _name.startswith("test_") and _name not in ONLY_IN_MEMORY:  # a name two suites share: the suite's after it
             globals()[_name if _name not in globals() else f"{_name}__{Path(_source).stem[5:]}"] = _test
     if hasattr(_suite, "client"):  # test_interactions' own: google-genai with the test's key
         globals()["client"] = _suite.client
