@@ -53,12 +53,13 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
     ),
     Claim(
         "redis-records-contract",
-        "webhooks, agents, triggers, environments, voices and interactions on --store redis://...",
+        "webhooks, agents, triggers, environments, voices, interactions and templates on --store redis://...",
         "their rooms on the Redis store pass the in-memory rooms' whole suites (tests/wire/resources/test_webhooks.py,"
-        " test_agents.py, test_triggers.py, test_voices.py, tests/wire/media/test_interactions.py: every method"
-        " through google-genai sync and async, pages, bounds, 4xx envelopes, deliveries signed and retried, rotation,"
-        " environment files and archives, TTS and Live in a stored voice, chained, streamed, background, cancelled"
-        " and deleted interactions, namespaces apart)",
+        " test_agents.py, test_triggers.py, test_voices.py, tests/wire/media/test_interactions.py, test_templates.py:"
+        " every method through google-genai sync and async, pages, bounds, 4xx envelopes, deliveries signed and"
+        " retried, rotation, environment files and archives, TTS and Live in a stored voice, chained, streamed,"
+        " background, cancelled and deleted interactions, templates rendered and streamed, namespaces apart; the"
+        " one template test reading a stream's journal record the moment it ends aside)",
         (
             _RC + "test_every_method_sync",
             _RC + "test_rotation_signs_with_both_secrets_for_the_grace_then_only_the_new",
@@ -69,6 +70,7 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             _RC + "test_background_run_completes_and_cancel",
             _RC + "test_tts_speaks_in_a_stored_voice_and_refuses_an_unknown_one",
             _RC + "test_a_live_setup_takes_a_stored_voice_and_refuses_an_unknown_one",
+            _RC + "test_developer_unary_is_answered_as_the_rendered_generate_call",
         ),
         source="emulator-only (docs/scaling.md, Records on Redis)",
     ),
@@ -76,7 +78,8 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
         "redis-records-across-processes",
         "records on two gemini-emulator serve --store redis://... processes",
         "a webhook rotated through one is seen rotated through the other; an agent made through one answers the"
-        " other's interaction; a voice stored through one speaks through the other (and, deleted, is refused); an"
+        " other's interaction; a voice stored through one speaks through the other (and, deleted, is refused); a"
+        " template set through one answers through the other; an"
         " interaction made through one is chained onto through the other; a background run"
         " of one is polled to completed, cancelled and deleted through the other, its end delivered once; a trigger"
         " made due by an advanced clock fires each of its runs once (each script entry consumed once) under readers"
