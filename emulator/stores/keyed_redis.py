@@ -15,6 +15,7 @@ at most SWAP_TRIES times, after a short random wait), checking the byte bounds o
 Keys (P is seam.state.KEY_PREFIX + "k:" + the kind's short name + ":", N a namespace):
   P r:N    hash id -> the record's JSON bytes
   P v:N    hash id -> its version (grown by each SWAP)     P s:N  hash id -> its counted bytes (where not 0)
+  P q:N    sorted set of the ids a kind scores (`score_of`: a trigger's next run), kept with each ADD and SWAP
   P x:N:I  hash: record I's side fields (bytes kept beside it: an environment's files, in chunks), set and dropped
            in the ADD or SWAP that changes the record, deleted with it
   P z:N    sorted set of the ids, scored by creation (P seq): the order
@@ -46,15 +47,20 @@ SCAN_LIMIT = 10_000  # SCAN calls an admin listing of every namespace makes at m
 _DROP_IF_EMPTY = """
 local function drop_if_empty(P, ns)
   if redis.call('ZCARD', P .. 'z:' .. ns) == 0 then
-    redis.call('DEL', P .. 'r:' .. ns, P .. 'v:' .. ns, P .. 's:' .. ns, P .. 'z:' .. ns)
+    redis.call('DEL', P .. 'r:' .. ns, P .. 'v:' .. ns, P .. 's:' .. ns, P .. 'z:' .. ns, P .. 'q:' .. ns)
     redis.call('HDEL', P .. 'bytes', ns)
   end
 end
+local function score(P, ns, id, value)
+  if value == '' then redis.call('ZREM', P .. 'q:' .. ns, id) else redis.call('ZADD', P .. 'q:' .. ns, value, id) end
+end
 """
 
-# ARGV: P ns id record size per_ns overall bytes_ns bytes_all, then the side fields' (name, bytes) pairs. {1}:
+# ARGV: P ns id record size per_ns overall bytes_ns bytes_all score, then the side fields' (name, bytes) pairs. {1}:
 # added; {0}: the id is taken; {-1..-4}: which bound (per namespace, overall, bytes per namespace, bytes overall).
-ADD = """
+ADD = (
+    _DROP_IF_EMPTY
+    + """
 local P, ns, id, size = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[5])
 local z = P .. 'z:' .. ns
 if redis.call('HEXISTS', P .. 'r:' .. ns, id) == 1 then return 0 end
@@ -70,16 +76,20 @@ if size > 0 then
 end
 redis.call('HSET', P .. 'r:' .. ns, id, ARGV[4])
 redis.call('HSET', P .. 'v:' .. ns, id, 1)
-for i = 10, #ARGV, 2 do redis.call('HSET', P .. 'x:' .. ns .. ':' .. id, ARGV[i], ARGV[i + 1]) end
+for i = 11, #ARGV, 2 do redis.call('HSET', P .. 'x:' .. ns .. ':' .. id, ARGV[i], ARGV[i + 1]) end
 redis.call('ZADD', z, redis.call('INCR', P .. 'seq'), id)
+score(P, ns, id, ARGV[10])
 redis.call('INCR', P .. 'n')
 return 1
 """
+)
 
-# ARGV: P ns id version record size bytes_ns bytes_all n, then n side (name, bytes) pairs to set and the side
+# ARGV: P ns id version record size bytes_ns bytes_all score n, then n side (name, bytes) pairs to set and the side
 # names to drop. {1}: swapped; {0}: changed since (read again); {-1}: gone;
 # {-3}/{-4}: the difference passes a byte bound.
-SWAP = """
+SWAP = (
+    _DROP_IF_EMPTY
+    + """
 local P, ns, id, size = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[6])
 local version = redis.call('HGET', P .. 'v:' .. ns, id)
 if not version then return -1 end
@@ -98,11 +108,13 @@ end
 if size > 0 then redis.call('HSET', P .. 's:' .. ns, id, size) else redis.call('HDEL', P .. 's:' .. ns, id) end
 redis.call('HSET', P .. 'r:' .. ns, id, ARGV[5])
 redis.call('HINCRBY', P .. 'v:' .. ns, id, 1)
-local x, sets = P .. 'x:' .. ns .. ':' .. id, tonumber(ARGV[9])
-for i = 10, 9 + 2 * sets, 2 do redis.call('HSET', x, ARGV[i], ARGV[i + 1]) end
-for i = 10 + 2 * sets, #ARGV do redis.call('HDEL', x, ARGV[i]) end
+score(P, ns, id, ARGV[9])
+local x, sets = P .. 'x:' .. ns .. ':' .. id, tonumber(ARGV[10])
+for i = 11, 10 + 2 * sets, 2 do redis.call('HSET', x, ARGV[i], ARGV[i + 1]) end
+for i = 11 + 2 * sets, #ARGV do redis.call('HDEL', x, ARGV[i]) end
 return 1
 """
+)
 
 READ = """
 local P, ns, id = ARGV[1], ARGV[2], ARGV[3]
@@ -139,6 +151,7 @@ redis.call('HDEL', P .. 'r:' .. ns, id)
 redis.call('HDEL', P .. 'v:' .. ns, id)
 redis.call('HDEL', P .. 's:' .. ns, id)
 redis.call('ZREM', P .. 'z:' .. ns, id)
+redis.call('ZREM', P .. 'q:' .. ns, id)
 redis.call('DEL', P .. 'x:' .. ns .. ':' .. id)
 redis.call('DECR', P .. 'n')
 if size ~= 0 then
@@ -155,7 +168,7 @@ local P, ns = ARGV[1], ARGV[2]
 local count = redis.call('ZCARD', P .. 'z:' .. ns)
 local size = tonumber(redis.call('HGET', P .. 'bytes', ns) or '0')
 for _, id in ipairs(redis.call('ZRANGE', P .. 'z:' .. ns, 0, -1)) do redis.call('DEL', P .. 'x:' .. ns .. ':' .. id) end
-redis.call('DEL', P .. 'r:' .. ns, P .. 'v:' .. ns, P .. 's:' .. ns, P .. 'z:' .. ns)
+redis.call('DEL', P .. 'r:' .. ns, P .. 'v:' .. ns, P .. 's:' .. ns, P .. 'z:' .. ns, P .. 'q:' .. ns)
 redis.call('HDEL', P .. 'bytes', ns)
 if count ~= 0 then redis.call('DECRBY', P .. 'n', count) end
 if size ~= 0 then redis.call('DECRBY', P .. 'total', size) end
@@ -228,6 +241,15 @@ class RedisKeyed(Generic[T]):
         """The bytes a record counts against the byte bounds (none by default)."""
         return 0
 
+    def score_of(self, record: T) -> float | None:
+        """The record's score in the namespace's index (`P q:N`, read with `scored`), kept with each ADD and SWAP;
+        None: not in it (the default)."""
+        return None
+
+    def _score(self, record: T) -> str:
+        value = self.score_of(record)
+        return "" if value is None else repr(float(value))
+
     # --- calls -------------------------------------------------------------------------------------------
     async def _call(self, script: str, *args: Any) -> Any:
         try:
@@ -280,6 +302,7 @@ class RedisKeyed(Generic[T]):
                 self.overall,
                 self.bytes_per_namespace,
                 self.bytes_overall,
+                self._score(record),
                 *pairs,
             )
         )
@@ -332,6 +355,7 @@ class RedisKeyed(Generic[T]):
                     self.size_of(record),
                     self.bytes_per_namespace,
                     self.bytes_overall,
+                    self._score(record),
                     len(side[0]),
                     *[item for pair in side[0].items() for item in pair],
                     *side[1],
@@ -371,6 +395,14 @@ class RedisKeyed(Generic[T]):
         except failures() as exc:
             raise self.link.unavailable(exc) from None
         return [None if data is None else bytes(data) for data in held]
+
+    async def scored(self, namespace: str, most: float) -> list[str]:
+        """The ids whose score (`score_of`) is at most `most`, lowest first, in one round trip."""
+        try:
+            held = await self.link.aio.zrangebyscore(self.prefix + "q:" + namespace, "-inf", repr(float(most)))
+        except failures() as exc:
+            raise self.link.unavailable(exc) from None
+        return [text(i) for i in held]
 
     async def ids(self, namespace: str) -> list[str]:
         try:

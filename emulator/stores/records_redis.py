@@ -267,6 +267,10 @@ class RedisTriggerStore(RedisKeyed[Trigger]):
         fields["executions"] = [Execution(**ran) for ran in fields["executions"]]
         return Trigger(**fields)
 
+    def score_of(self, record: Trigger) -> float | None:
+        """An active trigger's next run (due reads only those its clock has passed)."""
+        return record.next_run if record.status == "active" else None
+
     async def create(
         self, namespace: str, schedule: str, time_zone: str, interaction: dict[str, Any], **extra: Any
     ) -> Trigger:
@@ -306,15 +310,17 @@ class RedisTriggerStore(RedisKeyed[Trigger]):
         return await self.change(namespace, trigger_id, how)
 
     async def due(self, namespace: str) -> list[tuple[Trigger, float]]:
-        """As TriggerStore.due, each trigger's fires claimed by the swap that moves its next run past them (one
-        read of the namespace, then two round trips per trigger due)."""
+        """As TriggerStore.due, each trigger's fires claimed by the swap that moves its next run past them: the
+        clock and the ids of the active triggers it has passed (their next runs are the index's scores; with more
+        than one, the ids in creation order too), then two round trips per trigger due."""
         await self.clock.load(namespace)
         now = self.clock.now(namespace)
-        found = await self.page(namespace, self.per_namespace)
         fires: list[tuple[Trigger, float]] = []
-        for held in found[0] if found is not None else []:
-            if held.status != "active" or held.next_run > now:
-                continue
+        due = await self.scored(namespace, now)
+        if len(due) > 1:  # in the order they were made, as in memory (the MAX_DUE bound takes the first)
+            wanted = set(due)
+            due = [trigger_id for trigger_id in await self.ids(namespace) if trigger_id in wanted]
+        for trigger_id in due:
             taken: list[float] = []
             room = triggers.MAX_DUE - len(fires)
 
@@ -323,7 +329,7 @@ class RedisTriggerStore(RedisKeyed[Trigger]):
                 taken[:] = triggers.due_fires(fresh, now, room)
                 return bool(taken) or fresh.next_run != before  # False: another process took them first
 
-            changed = await self.change(namespace, held.id, how)
+            changed = await self.change(namespace, trigger_id, how)
             if changed is not None:
                 fires += [(changed, fire) for fire in taken]
         fires.sort(key=lambda fire: fire[1])
