@@ -98,7 +98,9 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
         " stores loses no change; pages follow the memory store's token rule; reset leaves no key; create, get,"
         " list, subscribed and delete are one round trip, update and rotate two; eight trigger stores reading one"
         " advanced clock take each fire once; an environment's files are kept in 1 MiB chunks beside it, dropped"
-        " with what replaces them and with it, and counted; a change that keeps losing its races is a 409 ABORTED",
+        " with what replaces them and with it, and counted; a change that keeps losing its races is a 409 ABORTED;"
+        " an interaction run whose process let its lease lapse is read as failed (503 UNAVAILABLE) and its late end"
+        " stores nothing, as after a cancel through another store",
         (
             _RS + "test_count_bounds_hold_across_stores",
             _RS + "test_byte_bounds_hold_across_stores_and_changes",
@@ -108,6 +110,9 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             _RS + "test_a_due_trigger_fires_once_across_stores",
             _RS + "test_environment_files_are_kept_in_chunks_and_counted",
             _RS + "test_a_change_that_keeps_losing_is_a_409_not_a_5xx",
+            "tests/scaling/test_interaction_store.py::test_a_run_whose_process_is_gone_reads_as_failed",
+            "tests/scaling/test_interaction_store.py::test_a_cancel_through_another_store_is_kept_and_the_end_stores_nothing",
+            "tests/scaling/test_interaction_store.py::test_the_byte_bound_over_everyone_is_counted_across_stores",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
     ),

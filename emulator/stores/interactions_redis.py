@@ -11,26 +11,32 @@ gives a Stored read here its task): while it runs the kept record's state is `ru
 when it ends, `settle` stores the finished view only if the record is still that run (same `tag`, state `run`):
 an interaction deleted, forgotten or cancelled meanwhile stays so. A cancel through any process is one CANCEL
 call: the state becomes `cancelled` with the cancelled view, so the run's later settle stores nothing and its end
-is published once (by the canceller). A process that dies with a run under way leaves it `in_progress`
-(docs/scaling.md). MAX_BACKGROUND (wire/media/interactions.py) counts this process's runs.
+is published once (by the canceller). A run's record names its process (`owner`, this store's `token`), which
+holds a lease (`P alive:TOKEN`, LEASE_MS, renewed every BEAT_S while it has runs): a reader that finds a run whose
+process's lease has lapsed keeps it failed (GONE). MAX_BACKGROUND (wire/media/interactions.py) counts this
+process's runs.
 
 Keys (P is seam.state.KEY_PREFIX + "i:", N a namespace, I an interaction id):
   P o:N:I   hash: body (the view's JSON: printed once finished), head (the HEAD keys' JSON), turns (the history,
-            one JSON content a line), state (run done cancelled), tag (the put's own), size
+            one JSON content a line), state (run done cancelled failed), tag (the put's own), size, owner
+  P alive:T a process's lease (PX), while it has runs
   P z:N     sorted set of the caller's ids, scored by their last put (P seq): the order, oldest first
   P bytes   hash N -> bytes held        P total  bytes held by everyone
 
-Round trips: put 1, get 1, delete 1, settle 1, cancel 1.
+Round trips: put 1, get 1 (2 when it finds a dead process's run), delete 1, settle 1, cancel 1; a lease renewal
+every BEAT_S while this process has runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
+from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
 from gemini_emulator.stores.interactions import (
     HEAD,
@@ -44,6 +50,10 @@ from gemini_emulator.stores.interactions import (
 
 PREFIX = KEY_PREFIX + "i:"
 SCAN_LIMIT = 10_000
+LEASE_MS = 15_000  # a process's runs are taken to have died with it when it has not renewed this for so long
+BEAT_S = 5.0  # how often a process with runs under way renews its lease
+MAX_RUNS = 10_000  # runs a process keeps its lease for
+GONE = "gemini-emulator: the process running this interaction ended before it finished."  # best-known wording
 
 _EVICT = """
 local function evict(P, ns, used, maxns, maxbns)
@@ -68,7 +78,8 @@ local function set_used(P, ns, before, used)
 end
 """
 
-# ARGV: P ns id tag size body head turns state maxns maxbns maxall. 1 kept; -1 past everyone's bound.
+# ARGV: P ns id tag size body head turns state maxns maxbns maxall owner lease_ms. 1 kept; -1 past everyone's
+# bound. A run's record names its process (`owner`), whose lease (P alive:OWNER) is set in the same call.
 PUT = (
     _EVICT
     + """
@@ -81,7 +92,8 @@ local o = P .. 'o:' .. ns .. ':' .. id
 local used = before - tonumber(redis.call('HGET', o, 'size') or '0')
 redis.call('DEL', o)
 redis.call('HSET', o, 'tag', ARGV[4], 'size', size, 'body', ARGV[6], 'head', ARGV[7], 'turns', ARGV[8],
-  'state', ARGV[9])
+  'state', ARGV[9], 'owner', ARGV[13])
+if ARGV[9] == 'run' then redis.call('SET', P .. 'alive:' .. ARGV[13], '1', 'PX', ARGV[14]) end
 redis.call('ZADD', P .. 'z:' .. ns, redis.call('INCR', P .. 'seq'), id)
 used = evict(P, ns, used + size, maxns, maxbns)
 set_used(P, ns, before, used)
@@ -105,8 +117,13 @@ return 1
 """
 )
 
+# The record's fields, and whether its run's process still holds its lease (0: a run whose process is gone).
 READ = """
-return redis.call('HMGET', KEYS[1], 'body', 'head', 'turns', 'state', 'tag', 'size')
+local row = redis.call('HMGET', KEYS[1], 'body', 'head', 'turns', 'state', 'tag', 'size', 'owner')
+local alive = 1
+if row[4] == 'run' and row[7] then alive = redis.call('EXISTS', ARGV[1] .. 'alive:' .. row[7]) end
+row[7] = alive
+return row
 """
 
 DELETE = """
@@ -133,7 +150,16 @@ if size ~= 0 then redis.call('INCRBY', P .. 'total', -size) end
 return #ids
 """
 
-SCRIPTS = {"put": PUT, "settle": SETTLE, "read": READ, "delete": DELETE, "reset": RESET}
+BEAT = """
+return redis.call('SET', ARGV[1] .. 'alive:' .. ARGV[2], '1', 'PX', ARGV[3])
+"""
+
+SCRIPTS = {"beat": BEAT, "put": PUT, "settle": SETTLE, "read": READ, "delete": DELETE, "reset": RESET}
+
+
+def _now() -> str:
+    """Now as an interaction's `updated` prints it (wire/media/interactions.py's form)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _text(value: Any) -> str:
@@ -158,6 +184,11 @@ class RedisInteractionStore:
         self.max_bytes_per_namespace = max_bytes_per_namespace
         self.max_bytes = max_bytes
         self.tasks: dict[tuple[str, str], asyncio.Task[Any]] = {}  # this process's background runs
+        self.token = secrets.token_hex(8)  # this process, as its runs' records name it
+        # this process's runs not settled yet (background and streamed), oldest first, at most MAX_RUNS (a stream its
+        # client left is never settled: past the bound the oldest is no longer renewed)
+        self._runs: dict[tuple[str, str], None] = {}
+        self._beat: asyncio.Task[None] | None = None
         self._aio: dict[str, Any] = {}
         self._aio_client: Any = None
         self._sync: dict[str, Any] = {}
@@ -199,11 +230,30 @@ class RedisInteractionStore:
         running = not stored.printed and stored.view.get("status") == "in_progress"  # a background or streamed run
         fields = self._fields(stored, "run" if running else "done")
         args = [PREFIX, namespace, stored.id, stored.tag, *fields]
-        code = await self._call("put", [*args, self.max_per_namespace, self.max_bytes_per_namespace, self.max_bytes])
+        args += [self.max_per_namespace, self.max_bytes_per_namespace, self.max_bytes, self.token, LEASE_MS]
+        code = await self._call("put", args)
         if code == -1:
             raise StoreFull(f"the emulator's interactions would take more than {self.max_bytes} bytes")
         stored.size = int(fields[0])
+        if running:
+            self._runs[(namespace, stored.id)] = None
+            while len(self._runs) > MAX_RUNS:
+                del self._runs[next(iter(self._runs))]
+            if self._beat is None or self._beat.done():
+                self._beat = asyncio.get_running_loop().create_task(self._beating())
         return stored
+
+    async def _beating(self) -> None:
+        """Renew this process's lease while it has runs under way (a Redis that cannot be reached meanwhile only
+        lets it lapse: the runs' records then read as failed elsewhere). Ends when cancelled, even where redis-py
+        turns the cancel into a connection error."""
+        task = asyncio.current_task()
+        while self._runs and not (task is not None and task.cancelling()):
+            await asyncio.sleep(BEAT_S)
+            try:
+                await self._call("beat", [PREFIX, self.token, LEASE_MS])
+            except errors.ApiError:
+                pass
 
     def track(self, namespace: str, stored: Stored) -> None:
         """`stored.task` is this process's run of it: a Stored read here gets it; it is forgotten when it ends."""
@@ -214,6 +264,7 @@ class RedisInteractionStore:
 
     async def settle(self, namespace: str, stored: Stored) -> bool:
         """The run has finished: store its finished record, unless it is no longer the kept run (False)."""
+        self._runs.pop((namespace, stored.id), None)
         if not stored.tag:  # never kept (store: false)
             return False
         fields = self._fields(stored, "done")
@@ -229,10 +280,20 @@ class RedisInteractionStore:
 
     async def get(self, namespace: str, interaction_id: str) -> Stored | None:
         key = f"{PREFIX}o:{namespace}:{interaction_id}"
-        body, head, turns, state, tag, size = await self._call("read", [], [key])
+        body, head, turns, state, tag, size, alive = await self._call("read", [PREFIX], [key])
         if body is None:
             return None
-        return self._loaded(namespace, interaction_id, body, head, turns, state, tag, size)
+        stored = self._loaded(namespace, interaction_id, body, head, turns, state, tag, size)
+        if not alive:  # its run's process is gone: the run failed (kept so by the first reader to see it)
+            failed = errors.ApiError(503, GONE).envelope()["error"]
+            stored.view.update(status="failed", updated=_now(), errors=[failed])
+            stored.view.pop("_user_steps", None)
+            stored.finish()
+            fields = self._fields(stored, "failed")
+            await self._call(
+                "settle", [PREFIX, namespace, stored.id, stored.tag, *fields, self.max_bytes_per_namespace]
+            )
+        return stored
 
     def _loaded(
         self, namespace: str, interaction_id: str, body: Any, head: Any, turns: Any, state: Any, tag: Any, size: Any
