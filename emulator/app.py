@@ -21,6 +21,7 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
+from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.templates import TemplateStore
@@ -137,6 +138,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     else:  # batch jobs and their plans on Redis, seen and answered once by every process (stores/batches_redis.py)
         shared_link = link(settings.store)
         batch_room = batches.Batches(ctx.operations, RedisPlans(shared_link), RedisBatchStore(shared_link))
+        ctx.shared_files = RedisFileStore(  # files and upload sessions (stores/files_redis.py)
+            shared_link,
+            budget_bytes=settings.files_budget_bytes,
+            video_processing_s=settings.file_processing_ms / 1000,
+            replica=settings.replica,
+        )
+        ctx.file_access = ctx.shared_files
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)

@@ -32,7 +32,8 @@ from gemini_emulator.stores.agents import AgentStore
 from gemini_emulator.stores.caches import CacheStore
 from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
-from gemini_emulator.stores.files import FileStore
+from gemini_emulator.stores.files import FileAccess, FileReader, FileStore
+from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.operations import OperationStore
 from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
@@ -126,6 +127,10 @@ class Context:
             video_processing_s=settings.file_processing_ms / 1000,
             replica=settings.replica,  # names the upload ids it hands out, for a proxy's routing (docs/scaling.md)
         )
+        # On `--store redis://...` (app.py): every process's files, which the files room serves instead
+        self.shared_files: RedisFileStore | None = None
+        # what other rooms read and make files through: the store above, or this process's own
+        self.file_access: FileReader = FileAccess(self.files)
         # A tuned model's calls (routes.TUNED_FAMILIES): the catalogue id its tuning job's base model is, for the
         # caller's namespace, or the surface's 404; set by the tunings room (wire/resources/tunings.py).
         self.tuned_models: Callable[[str, Target], str] | None = None
