@@ -145,6 +145,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             replica=settings.replica,
         )
         ctx.file_access = ctx.shared_files
+        ctx.files.elsewhere = True  # this process's own store keeps only other rooms' upload sessions
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)

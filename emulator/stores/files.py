@@ -253,6 +253,7 @@ class FileStore:
         self._lock = threading.RLock()
         self._dir: str | None = None
         self._finalizer: weakref.finalize | None = None
+        self.elsewhere = False  # True on --store redis://...: the Files API's files are in Redis, not here
 
     # --- bytes -------------------------------------------------------------------------------------
 

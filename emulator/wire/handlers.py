@@ -289,6 +289,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         else:
             model, refused = _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
+        if ctx.shared_files is not None:  # on Redis: the files its fileData names, for filedata.check
+            await filedata.prefetch(ctx.shared_files, target, body, namespace)
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
         gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent)

@@ -57,6 +57,8 @@ async def serve(ctx: handlers.Context, request: Incoming, target: Target, record
         if raw.strip():
             record.body = body
         if target.method == "create":
+            if ctx.shared_files is not None:  # on Redis: the files its fileData names (filedata.prefetch)
+                await filedata.prefetch(ctx.shared_files, target, body, namespace)
             return handlers.json_response(_create(ctx, target, body, namespace, record))
         if target.method == "list":
             return handlers.json_response(_list(ctx, target, request.query, namespace))
