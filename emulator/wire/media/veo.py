@@ -149,7 +149,7 @@ def _start(
             if any(c.block_reason for c in chunks):
                 response = _filtered(vertex, ask.count)
             else:
-                response = _videos(ctx, namespace, gen.fingerprint, ask, vertex, base)
+                response = await _videos(ctx, namespace, gen.fingerprint, ask, vertex, base)
             ctx.operations.complete(op, response=response, at=remaining)
         except errors.ApiError as error:
             ctx.operations.complete(op, error=error, at=0)
@@ -182,7 +182,9 @@ def _filtered(vertex: bool, count: int) -> dict[str, Any]:
     return {"@type": DEVELOPER_TYPE, "generateVideoResponse": inner}
 
 
-def _videos(ctx: handlers.Context, namespace: str, seed: str, ask: _Ask, vertex: bool, base: str) -> dict[str, Any]:
+async def _videos(
+    ctx: handlers.Context, namespace: str, seed: str, ask: _Ask, vertex: bool, base: str
+) -> dict[str, Any]:
     clips = [video.mp4(*ask.size, ask.seconds, f"{seed}:{i}") for i in range(ask.count)]
     if vertex:
         storage = ask.params.get("storageUri")
@@ -196,7 +198,7 @@ def _videos(ctx: handlers.Context, namespace: str, seed: str, ask: _Ask, vertex:
         return {"@type": VERTEX_TYPE, "raiMediaFilteredCount": 0, "videos": items}
     samples = []
     for clip in clips:
-        stored = ctx.files.put(namespace, clip, video.MP4_MIME, source="GENERATED")
+        stored = await ctx.file_access.put(namespace, clip, video.MP4_MIME, source="GENERATED")  # Redis or here
         samples.append({"video": {"uri": f"{base}/v1beta/{stored.name}:download?alt=media"}})
     return {"@type": DEVELOPER_TYPE, "generateVideoResponse": {"generatedSamples": samples}}
 

@@ -430,7 +430,7 @@ async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace:
         raise errors.invalid_argument("file_name is required.")
     metadata, chunking = _custom_metadata(body.get("customMetadata")), _chunking(body.get("chunkingConfig"))
     file_name = "files/" + given.removeprefix("files/")
-    stored = ctx.files.get(namespace, file_name)
+    stored = await ctx.file_access.get(namespace, file_name)  # on Redis: every process's files
     if stored is None:
         raise no_permission(file_name.removeprefix("files/"))
     if stored.state != "ACTIVE":
@@ -442,12 +442,13 @@ async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace:
         "customMetadata": metadata,
         "chunking": chunking,
     }
-    media = ctx.files.read(stored) if fs.is_media(stored.mime_type) else None  # a media document is kept whole
+    media = await ctx.file_access.read(stored) if fs.is_media(stored.mime_type) else None  # kept whole
     head = bytearray(media[: fs.MAX_TEXT_BYTES] if media is not None else b"")
-    for piece in ctx.files.iter_bytes(stored) if media is None else ():
-        head += piece[: fs.MAX_TEXT_BYTES - len(head)]
-        if len(head) >= fs.MAX_TEXT_BYTES:
-            break
+    if media is None:
+        async for piece in ctx.file_access.chunks(stored):
+            head += piece[: fs.MAX_TEXT_BYTES - len(head)]
+            if len(head) >= fs.MAX_TEXT_BYTES:
+                break
     prepared = await asyncio.to_thread(fs.prepare, bytes(head), plan["mimeType"], *plan["chunking"])
     store = ctx.file_search.check_room(namespace, store.name, stored.size)  # still there, still with room
     doc_id = fs.derived_id(plan["displayName"])
