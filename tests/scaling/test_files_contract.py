@@ -23,8 +23,14 @@ from gemini_emulator.testing.server import RunningEmulator, start
 
 from redis_env import RedisServer
 
-_HERE = Path(__file__).parents[1] / "wire" / "resources"
-SOURCES = ("test_files_room", "test_files_create_register", "test_file_uris", "test_files_clients")
+_TESTS = Path(__file__).parents[1]
+SOURCES = (
+    "wire/resources/test_files_room",
+    "wire/resources/test_files_create_register",
+    "wire/resources/test_file_uris",
+    "wire/resources/test_files_clients",
+    "wire/media/test_veo",  # the generated videos are files (Veo's operations stay per process: docs/scaling.md)
+)
 # They read FileStore's own counters (`context.files.used`, `.get`): their Redis twins are in test_files_redis.py
 ONLY_IN_MEMORY = {
     "test_resumable_size_mismatch_and_cancel",
@@ -41,7 +47,7 @@ def _on_redis(settings: Settings, *args: Any, **kwargs: Any) -> RunningEmulator:
 
 
 for _name in SOURCES:
-    _spec = importlib.util.spec_from_file_location(f"files_contract_{_name}", _HERE / f"{_name}.py")
+    _spec = importlib.util.spec_from_file_location(f"files_contract_{_name.rsplit('/')[-1]}", _TESTS / f"{_name}.py")
     assert _spec is not None and _spec.loader is not None
     _suite = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(_suite)
