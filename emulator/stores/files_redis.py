@@ -673,7 +673,7 @@ class RedisFileStore:
         """A new upload session's id (FileStore.start_upload: unguessable, the replica's `NAME-` first; the same
         bounds, held in Redis)."""
         upload_id = self.upload_prefix + base64.urlsafe_b64encode(os.urandom(48)).decode().rstrip("=")
-        args = [PREFIX, upload_id, namespace, mime_type, display_name, name or ""]
+        args: list[Any] = [PREFIX, upload_id, namespace, mime_type, display_name, name or ""]
         args += ["" if declared_size is None else declared_size, kind, orjson.dumps(extra or {}), _now_ms()]
         args += [int(SESSION_TTL_S * 1000), MAX_SESSIONS, MAX_SESSIONS_PER_NAMESPACE, secrets.token_hex(12)]
         await self._call("start", args)
