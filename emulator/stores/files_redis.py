@@ -23,8 +23,10 @@ Keys (P is seam.state.KEY_PREFIX + "f:", N a namespace, F a file's name `files/I
   P d:B:I   chunk I of blob B (TTL: 48 h and GRACE_MS from its writing)
   P u:U     hash: an upload session (ns mime display name declared kind blob started recv until extra)
   P s:N     sorted set of the namespace's upload ids, by start;  P s  every upload id, by start
-  P x       sorted set of what ends when: `f:N:F` (a file's expiry), `u:U` (a session's), `b:B` (a one-request
-            upload's blob not yet a file); every call that reserves bytes first forgets up to PRUNE_BATCH of them
+  P x       sorted set of what ends when: `f:B:N:F` (a file's expiry), `u:B:U` (a session's), `b:B` (a one-request
+            upload's blob not yet a file); every call that reserves bytes first forgets up to PRUNE_BATCH of them.
+            A member names its blob, so its bytes are given back even when the hash's TTL (2 h later) came first
+  The hashes m: and u: have a TTL GRACE_MS past their expiry; the chunks GRACE_MS past 48 h from their writing.
   P total   bytes held by every file and upload          P next:N  the namespace's next file's state (JSON)
 
 Round trips: get 1, list 1, delete 1, exists 1; a one-request upload: 1 per CHUNK_BYTES of bytes, then the commit 1;
@@ -84,27 +86,37 @@ local function drop_file(P, ns, name)
   local blob = redis.call('HGET', m, 'blob')
   redis.call('DEL', m)
   redis.call('ZREM', P .. 'z:' .. ns, name)
-  redis.call('ZREM', P .. 'x', 'f:' .. ns .. ':' .. name)
-  if blob and blob ~= '' then drop_blob(P, blob) end
+  if blob then
+    redis.call('ZREM', P .. 'x', 'f:' .. blob .. ':' .. ns .. ':' .. name)
+    if blob ~= '' then drop_blob(P, blob) end
+  end
 end
 local function drop_session(P, id, keep_blob)
   local u = P .. 'u:' .. id
   local f = redis.call('HMGET', u, 'ns', 'blob')
   redis.call('DEL', u)
   redis.call('ZREM', P .. 's', id)
-  redis.call('ZREM', P .. 'x', 'u:' .. id)
   if f[1] then redis.call('ZREM', P .. 's:' .. f[1], id) end
-  if f[2] and not keep_blob then drop_blob(P, f[2]) end
+  if f[2] then
+    redis.call('ZREM', P .. 'x', 'u:' .. f[2] .. ':' .. id)
+    if not keep_blob then drop_blob(P, f[2]) end
+  end
 end
+-- What is due in P x; a member names its blob, so the bytes are given back even if a hash's TTL came first.
 local function prune(P, now)
-  local due = redis.call('ZRANGEBYSCORE', P .. 'x', '-inf', now, 'LIMIT', 0, 32)
+  local due = redis.call('ZRANGEBYSCORE', P .. 'x', '-inf', now, 'LIMIT', 0, 32)  -- PRUNE_BATCH
   for _, m in ipairs(due) do
     local kind, rest = m:sub(1, 1), m:sub(3)
     if kind == 'b' then drop_blob(P, rest)
-    elseif kind == 'u' then drop_session(P, rest, false)
+    elseif kind == 'u' then
+      local blob, id = rest:match('^([^:]*):(.*)$')
+      if blob then drop_session(P, id, false) drop_blob(P, blob) end
     else
-      local ns, name = rest:match('^(.*):(files/[^:]*)$')
-      if ns then drop_file(P, ns, name) end
+      local blob, ns, name = rest:match('^([^:]*):(.*):(files/[^:]*)$')
+      if blob then
+        drop_file(P, ns, name)
+        if blob ~= '' then drop_blob(P, blob) end
+      end
     end
     redis.call('ZREM', P .. 'x', m)
   end
@@ -167,7 +179,7 @@ redis.call('HSET', m, 'mime', ARGV[5], 'display', ARGV[6], 'source', ARGV[7], 'c
   'size', size, 'forced', forced, 'error', err)
 redis.call('PEXPIREAT', m, tonumber(ARGV[19]))
 redis.call('ZADD', P .. 'z:' .. ns, redis.call('INCR', P .. 'seq'), name)
-redis.call('ZADD', P .. 'x', math.floor(tonumber(ARGV[9]) / 1000000), 'f:' .. ns .. ':' .. name)
+redis.call('ZADD', P .. 'x', math.floor(tonumber(ARGV[9]) / 1000000), 'f:' .. blob .. ':' .. ns .. ':' .. name)
 if blob ~= '' then redis.call('ZREM', P .. 'x', 'b:' .. blob) end
 if session ~= '' then drop_session(P, session, true) end
 local z = P .. 'z:' .. ns
@@ -223,7 +235,7 @@ return 1
 """
 )
 
-# ARGV P id ns mime display name declared kind extra now ttl_ms max max_ns blob
+# ARGV P id ns mime display name declared kind extra now ttl_ms max max_ns blob grace_ms
 START = (
     _COMMON
     + """
@@ -234,7 +246,9 @@ local mine = P .. 's:' .. ns
 local guard = 0
 while redis.call('ZCARD', mine) >= maxns and guard < 1000 do
   guard = guard + 1
-  drop_session(P, redis.call('ZRANGE', mine, 0, 0)[1], false)
+  local oldest = redis.call('ZRANGE', mine, 0, 0)[1]
+  drop_session(P, oldest, false)
+  redis.call('ZREM', mine, oldest)
 end
 while redis.call('ZCARD', P .. 's') >= maxall and guard < 1000 do
   guard = guard + 1
@@ -248,15 +262,19 @@ while redis.call('ZCARD', P .. 's') >= maxall and guard < 1000 do
   end
   local hog, most = nil, -1
   for _, owner in ipairs(order) do if held[owner] > most then hog, most = owner, held[owner] end end
-  if hog then drop_session(P, redis.call('ZRANGE', P .. 's:' .. hog, 0, 0)[1], false) end
+  if hog then
+    local oldest = redis.call('ZRANGE', P .. 's:' .. hog, 0, 0)[1]
+    drop_session(P, oldest, false)
+    redis.call('ZREM', P .. 's:' .. hog, oldest)
+  end
 end
 local u = P .. 'u:' .. id
 redis.call('HSET', u, 'ns', ns, 'mime', ARGV[4], 'display', ARGV[5], 'name', ARGV[6], 'declared', ARGV[7],
   'kind', ARGV[8], 'extra', ARGV[9], 'started', now, 'blob', blob, 'recv', '', 'until', 0)
-redis.call('PEXPIRE', u, ttl)
+redis.call('PEXPIRE', u, ttl + tonumber(ARGV[15]))
 redis.call('ZADD', P .. 's', now, id)
 redis.call('ZADD', mine, now, id)
-redis.call('ZADD', P .. 'x', now + ttl, 'u:' .. id)
+redis.call('ZADD', P .. 'x', now + ttl, 'u:' .. blob .. ':' .. id)
 redis.call('HSET', P .. 'b:' .. blob, 'size', 0, 'n', 0)
 return 1
 """
@@ -676,6 +694,7 @@ class RedisFileStore:
         args: list[Any] = [PREFIX, upload_id, namespace, mime_type, display_name, name or ""]
         args += ["" if declared_size is None else declared_size, kind, orjson.dumps(extra or {}), _now_ms()]
         args += [int(SESSION_TTL_S * 1000), MAX_SESSIONS, MAX_SESSIONS_PER_NAMESPACE, secrets.token_hex(12)]
+        args += [GRACE_MS]
         await self._call("start", args)
         return upload_id
 

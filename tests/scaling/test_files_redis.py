@@ -175,7 +175,9 @@ def test_an_expired_file_is_forgotten_on_read_and_its_bytes_given_back(
     assert asyncio.run(store.get("ns", stored.name)) is None
     assert store.used == 0 and redis.keys(PREFIX + "d:*") == []
     other = asyncio.run(made())  # and one nobody reads: the next reserving call forgets it
-    redis.zadd(PREFIX + "x", {f"f:ns:{other.name}": 0})
+    blob = redis.hget(f"{PREFIX}m:ns:{other.name}", "blob").decode()
+    redis.delete(f"{PREFIX}m:ns:{other.name}")  # its hash's TTL came first: the schedule still gives its bytes back
+    redis.zadd(PREFIX + "x", {f"f:{blob}:ns:{other.name}": 0})
     asyncio.run(store.put("ns2", b"y", "text/plain"))
     assert store.used == 1 and asyncio.run(store.list("ns", 10)) == ([], "")
 
@@ -335,3 +337,27 @@ def test_redis_gone_after_a_download_began_ends_it_short_without_a_hang(tmp_path
     finally:
         running.stop()
         redis.stop()
+
+
+def test_sessions_keep_their_bounds_and_a_lapsed_one_gives_its_bytes_back(
+    redis_url: str, redis_server: RedisServer
+) -> None:
+    store = _store(redis_url)
+    redis = redis_server.client()
+
+    async def run() -> None:
+        ids = [await store.start_upload("ns", "text/plain", "", None, None) for _ in range(33)]
+        assert (await store.take(ids[0], False, None, "t"))[1] is None  # the caller's 33rd evicted its oldest
+        assert all([(await store.take(i, False, None, "t"))[1] is not None for i in ids[1:]])
+        code, session = await store.take(ids[1], True, "0", "t")
+        assert code == 1 and session is not None
+        spool = store.receiver(session, "t")
+        await spool.write(b"x" * 10)
+        await spool.flush()
+        assert store.used == 10
+        redis.zadd(PREFIX + "x", {f"u:{session.blob}:{ids[1]}": 0})  # its hour is over
+        await store.start_upload("other", "text/plain", "", None, None)  # any reserving call works the schedule
+        assert (await store.take(ids[1], False, None, "t"))[1] is None and store.used == 0
+
+    asyncio.run(run())
+    assert redis.zcard(PREFIX + "s:ns") == 31 and redis.zcard(PREFIX + "s") == 32
