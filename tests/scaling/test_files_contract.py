@@ -1,10 +1,10 @@
 """The Files contract on the Redis store: every test of tests/wire/resources/test_files_room.py,
-test_files_create_register.py, test_file_uris.py and test_files_clients.py (google-genai, LangChain and httpx
-against a real server: resumable, multipart and raw uploads, pages, downloads, 403s, states, fileData uris,
-metadata-only and registered files) run again on an emulator whose files live on a real redis-server
-(tests/scaling/conftest.py), so both stores pass one suite. The tests that start their own server get it on the
-same redis-server; the four that read the in-memory store's own counters are left out here and have Redis twins
-in test_files_redis.py."""
+test_files_create_register.py, test_file_uris.py, test_files_clients.py (google-genai, LangChain and httpx against
+a real server: resumable, multipart and raw uploads, pages, downloads, 403s, states, fileData uris, metadata-only
+and registered files), tests/wire/media/test_veo.py (videos as files) and the file search suites (importFile)
+run again on an emulator whose files live on a real redis-server (tests/scaling/conftest.py), so both stores pass
+one suite. The tests that start their own server get it on the same redis-server; the four that read the
+in-memory store's own counters are left out here and have Redis twins in test_files_redis.py."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ SOURCES = (
     "wire/resources/test_file_uris",
     "wire/resources/test_files_clients",
     "wire/media/test_veo",  # the generated videos are files (Veo's operations stay per process: docs/scaling.md)
+    "wire/resources/test_file_search",  # importFile reads a Files API file
+    "wire/resources/test_file_search_media",
 )
 # They read FileStore's own counters (`context.files.used`, `.get`): their Redis twins are in test_files_redis.py
 ONLY_IN_MEMORY = {
@@ -53,7 +55,9 @@ for _name in SOURCES:
     _spec.loader.exec_module(_suite)
     if hasattr(_suite, "start"):
         _suite.start = _on_redis  # type: ignore[attr-defined]
-    globals().update({k: v for k, v in vars(_suite).items() if k.startswith("test_") and k not in ONLY_IN_MEMORY})
+    _tests = {k: v for k, v in vars(_suite).items() if k.startswith("test_") and k not in ONLY_IN_MEMORY}
+    assert not _tests.keys() & globals().keys(), f"{_name}: a test name taken by another source"
+    globals().update(_tests)
 
 
 @pytest.fixture(scope="module")
