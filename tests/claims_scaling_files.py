@@ -44,8 +44,9 @@ SCALING_FILE_CLAIMS: list[Claim] = [
         "the byte budget counted in Redis across stores and given back by refused, cancelled, stalled and deleted"
         " uploads; bytes in keys of at most 1 MiB, each with a TTL past the 48 h expiry; an expired file forgotten"
         " on read or by the schedule with its bytes given back; the per-caller count bound; states through the admin"
-        " API; the sessions' per-caller bound and a lapsed session's bytes given back; one of eight racing takes of a"
-        " session wins; get, list, delete and start one round trip each",
+        " API; the sessions' per-caller bound, one key's 266 sessions evicting none of another's, and a lapsed"
+        " session's bytes given back; a cancel while a chunk arrives gives every byte back once; one of eight"
+        " racing takes of a session wins; get, list, delete and start one round trip each",
         (
             _R + "test_the_byte_budget_is_counted_in_redis_and_freed_on_delete",
             _R + "test_refused_and_cancelled_uploads_hold_nothing",
@@ -58,6 +59,8 @@ SCALING_FILE_CLAIMS: list[Claim] = [
             _R + "test_two_requests_racing_one_offset_one_wins",
             _R + "test_round_trips_per_call",
             _R + "test_sessions_keep_their_bounds_and_a_lapsed_one_gives_its_bytes_back",
+            _R + "test_a_cancel_while_a_chunk_arrives_gives_back_every_byte_on_redis",
+            _R + "test_one_keys_resumable_uploads_cannot_evict_anothers_on_redis",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
     ),

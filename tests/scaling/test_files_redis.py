@@ -361,3 +361,60 @@ def test_sessions_keep_their_bounds_and_a_lapsed_one_gives_its_bytes_back(
 
     asyncio.run(run())
     assert redis.zcard(PREFIX + "s:ns") == 31 and redis.zcard(PREFIX + "s") == 32
+
+
+def _start_keyed(http: httpx.Client, key: str) -> str:
+    started = http.post(
+        "/upload/v1beta/files",
+        params={"key": key},
+        headers={"x-goog-upload-protocol": "resumable", "x-goog-upload-command": "start"},
+        json={"file": {"displayName": "held", "mimeType": "text/plain"}},
+    )
+    assert started.status_code == 200, started.text
+    return str(started.headers["x-goog-upload-url"])
+
+
+def test_a_cancel_while_a_chunk_arrives_gives_back_every_byte_on_redis(running: RunningEmulator) -> None:
+    """tests/redteam/test_redteam_round2.py's race on Redis: the rest of a chunk arriving after a cancel finds
+    the session gone (404) and spends nothing; every byte is given back once."""
+    import threading
+
+    store = _shared(running)
+    store.budget_bytes = 64 * MiB
+    url = _start_keyed(httpx.Client(base_url=running.url), "race")
+    piece = b"x" * MiB
+    go_on, sent_first = threading.Event(), threading.Event()
+
+    def body() -> Any:
+        yield piece
+        sent_first.set()
+        go_on.wait(10)
+        yield from [piece] * 7
+
+    answers: list[httpx.Response] = []
+    upload = {"x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0"}
+    worker = threading.Thread(target=lambda: answers.append(httpx.post(url, content=body(), headers=upload)))
+    worker.start()
+    assert sent_first.wait(10)
+    deadline = time.monotonic() + 10
+    while store.used == 0:  # the first MiB is in Redis
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    cancelled = httpx.post(url, headers={"x-goog-upload-command": "cancel"})
+    assert cancelled.headers["x-goog-upload-status"] == "cancelled"
+    go_on.set()
+    worker.join(20)
+    assert answers[0].status_code == 404 and answers[0].headers["x-goog-upload-status"] == "final"
+    assert store.used == 0
+    assert httpx.get(running.url + "/v1beta/files", params={"key": "race"}).json() == {}
+
+
+def test_one_keys_resumable_uploads_cannot_evict_anothers_on_redis(running: RunningEmulator) -> None:
+    from gemini_emulator.stores.files import MAX_SESSIONS
+
+    with httpx.Client(base_url=running.url) as http:
+        victim = _start_keyed(http, "victim")
+        for _ in range(MAX_SESSIONS + 10):
+            _start_keyed(http, "hog")
+        query = http.post(victim, headers={"x-goog-upload-command": "query"})
+    assert query.status_code == 200 and query.headers["x-goog-upload-status"] == "active"
