@@ -35,6 +35,7 @@ SCALING_FILE_CLAIMS: list[Claim] = [
             _P + "test_a_resumable_upload_whose_chunks_land_on_different_replicas",
             _P + "test_two_processes_racing_one_offset_one_wins",
             _P + "test_a_file_from_one_process_feeds_generate_and_a_batch_on_another",
+            "tests/scaling/test_files_redis.py::test_a_batch_items_file_uris_are_checked_against_the_files_on_redis",
         ),
         source="emulator-only (docs/scaling.md)",
     ),

@@ -418,3 +418,26 @@ def test_one_keys_resumable_uploads_cannot_evict_anothers_on_redis(running: Runn
             _start_keyed(http, "hog")
         query = http.post(victim, headers={"x-goog-upload-command": "query"})
     assert query.status_code == 200 and query.headers["x-goog-upload-status"] == "active"
+
+
+def test_a_batch_items_file_uris_are_checked_against_the_files_on_redis(running: RunningEmulator) -> None:
+    client = genai.Client(api_key="batchfiles", http_options=types.HttpOptions(base_url=running.url))
+    notes = client.files.upload(file=io.BytesIO(b"notes"), config={"mime_type": "text/plain"})
+    httpx.put(
+        running.url + "/__emulator/batches",
+        json={"pendingMs": 0, "runningMs": 0},
+        headers={"x-goog-api-key": "batchfiles"},
+    ).raise_for_status()
+
+    def ask(uri: str) -> dict[str, Any]:
+        return {"contents": [{"role": "user", "parts": [{"fileData": {"fileUri": uri, "mimeType": "text/plain"}}]}]}
+
+    job = client.batches.create(model="gemini-2.5-flash", src=[ask(notes.uri or ""), ask("files/nosuchfile")])  # type: ignore[arg-type]
+    deadline = time.monotonic() + 20
+    while not (seen := client.batches.get(name=job.name or "")).done:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert seen.dest is not None and seen.dest.inlined_responses is not None
+    known, unknown = seen.dest.inlined_responses
+    assert known.response is not None and f"the attached file {notes.name}" in (known.response.text or "")
+    assert unknown.error is not None and unknown.error.code == 7  # PERMISSION_DENIED, as in memory

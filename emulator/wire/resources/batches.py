@@ -594,6 +594,8 @@ async def _generate(ctx: handlers.Context, namespace: str, model: str, request: 
     target = Target("call", DEVELOPER, "developer", "v1beta", model=model, method="generateContent")
     sent = {k: v for k, v in request.items() if k != "model"}
     body = validate.check_fields(sent, "GenerateContentRequest", DEVELOPER, "v1beta")
+    if ctx.shared_files is not None:  # on Redis: the files its fileData names, for filedata.check
+        await filedata.prefetch(ctx.shared_files, target, body, namespace)
     gen, builder, _, answer = handlers.start_generation(ctx, target, model, body, namespace, False, request)
     chunk, *others = await handlers.collect(answer)
     if chunk.fault is not None:  # a dropped or cut connection has no place in a batch: the item fails
