@@ -47,7 +47,8 @@ SCALING_FILE_CLAIMS: list[Claim] = [
         " on read or by the schedule with its bytes given back; the per-caller count bound; states through the admin"
         " API; the sessions' per-caller bound, one key's 266 sessions evicting none of another's, and a lapsed"
         " session's bytes given back; a cancel while a chunk arrives gives every byte back once; one of eight"
-        " racing takes of a session wins; get, list, delete and start one round trip each",
+        " racing takes of a session wins; the finalizing process's own running sha256, or the bytes read back when"
+        " other processes fed some; get, list, delete and start one round trip each",
         (
             _R + "test_the_byte_budget_is_counted_in_redis_and_freed_on_delete",
             _R + "test_refused_and_cancelled_uploads_hold_nothing",
@@ -62,6 +63,7 @@ SCALING_FILE_CLAIMS: list[Claim] = [
             _R + "test_sessions_keep_their_bounds_and_a_lapsed_one_gives_its_bytes_back",
             _R + "test_a_cancel_while_a_chunk_arrives_gives_back_every_byte_on_redis",
             _R + "test_one_keys_resumable_uploads_cannot_evict_anothers_on_redis",
+            _R + "test_the_finalizing_process_hashes_what_it_fed_and_reads_back_what_it_did_not",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
     ),

@@ -13,7 +13,8 @@ Bytes are kept in chunks of at most CHUNK_BYTES, one key each, never one large v
 Lua call that checks the budget, the file's limit and the offset it continues (so two requests racing one offset
 cannot both append: the second sees another offset, production's 400). A resumable upload's request first takes
 the session (a lease, RECEIVE_LEASE_MS, renewed by each chunk), so a second request feeding it meanwhile is refused
-as in one process. A finalized upload's sha256 is computed by reading its chunks back (its chunks may have come
+as in one process. A finalized upload's sha256 is the finalizing process's running hash when it fed every byte
+itself (it keeps the hashes of the sessions it fed last), else computed by reading the chunks back (they came
 through several processes, and a hash's state cannot travel between them); a one-request upload hashes as it goes.
 
 Keys (P is seam.state.KEY_PREFIX + "f:", N a namespace, F a file's name `files/ID`, B a blob id, U an upload id):
@@ -30,8 +31,8 @@ Keys (P is seam.state.KEY_PREFIX + "f:", N a namespace, F a file's name `files/I
   P total   bytes held by every file and upload          P next:N  the namespace's next file's state (JSON)
 
 Round trips: get 1, list 1, delete 1, exists 1; a one-request upload: 1 per CHUNK_BYTES of bytes, then the commit 1;
-a resumable start 1; each chunk request: the take 1, 1 per CHUNK_BYTES, the release 1 (a finalize: reading the
-chunks back 1 per chunk, then the commit 1); a download 1 (the file) + 1 per chunk.
+a resumable start 1; each chunk request: the take 1, 1 per CHUNK_BYTES, the release 1 (a finalize: the commit 1,
+after reading the chunks back, 1 per chunk, when other processes fed some of them); a download 1 + 1 per chunk.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import hashlib
 import os
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -389,6 +391,7 @@ class RedisSpool:
     session: str = ""
     token: str = ""
     digest: Any = field(default_factory=hashlib.sha256)
+    hashed: bool = True  # `digest` covers every byte of the blob (a session continued elsewhere: not)
     closed: bool = False
     _buffer: bytearray = field(default_factory=bytearray)
 
@@ -485,6 +488,8 @@ class RedisFileStore:
         self._aio: dict[str, Any] = {}
         self._aio_client: Any = None
         self._sync: dict[str, Any] = {}
+        # upload id -> (the running sha256 of its bytes, how many): the sessions this process fed last
+        self._digests: OrderedDict[str, tuple[Any, int]] = OrderedDict()
 
     # --- calls -------------------------------------------------------------------------------------------
     async def _call(self, script: str, args: Sequence[Any]) -> Any:
@@ -729,13 +734,34 @@ class RedisFileStore:
         limit = session.declared_size if session.declared_size is not None else self.max_file_bytes
         spool = RedisSpool(self, session.blob, min(limit, self.max_file_bytes), session=session.id, token=token)
         spool.size = spool.written = session.size
+        known = self._digests.pop(session.id, None)
+        if known is not None and known[1] == session.size:  # this process wrote every byte so far
+            spool.digest = known[0]
+        else:
+            spool.hashed = session.size == 0
         return spool
+
+    def keep_digest(self, spool: RedisSpool) -> None:
+        """After a chunk request: this process's running hash of the session, while it covers every byte (a
+        later request through this process continues it; through another, the finalize reads the bytes back)."""
+        if spool.hashed and not spool._buffer:
+            self._digests[spool.session] = (spool.digest.copy(), spool.written)
+            while len(self._digests) > MAX_SESSIONS:
+                self._digests.popitem(last=False)
+
+    async def final_digest(self, session: RedisSession, spool: RedisSpool) -> str:
+        """The finished upload's sha256: the running hash when this process saw every byte, else read back."""
+        self._digests.pop(session.id, None)
+        if spool.hashed:
+            return str(spool.digest.hexdigest())
+        return await self.session_digest(session, spool.written)
 
     async def release(self, upload_id: str, token: str) -> None:
         await self._call("release", [PREFIX, upload_id, token])
 
     async def end_upload(self, upload_id: str) -> None:
         """The session and its bytes are gone (cancelled, refused)."""
+        self._digests.pop(upload_id, None)
         await self._call("end", [PREFIX, upload_id])
 
     async def session_digest(self, session: RedisSession, size: int) -> str:

@@ -441,3 +441,37 @@ def test_a_batch_items_file_uris_are_checked_against_the_files_on_redis(running:
     known, unknown = seen.dest.inlined_responses
     assert known.response is not None and f"the attached file {notes.name}" in (known.response.text or "")
     assert unknown.error is not None and unknown.error.code == 7  # PERMISSION_DENIED, as in memory
+
+
+def test_the_finalizing_process_hashes_what_it_fed_and_reads_back_what_it_did_not(redis_url: str) -> None:
+    """A session fed through one store (process) keeps its running sha256 there; a store that did not see every
+    byte reads them back at the finalize. Both give the sha256 of the whole."""
+    import hashlib
+
+    first, second = _store(redis_url), _store(redis_url)
+
+    async def feed(store: RedisFileStore, upload: str, data: bytes, offset: int, final: bool) -> str:
+        code, session = await store.take(upload, True, str(offset), "t")
+        assert code == 1 and session is not None
+        spool = store.receiver(session, "t")
+        await spool.write(data)
+        await spool.flush()
+        if not final:
+            store.keep_digest(spool)
+            await store.release(upload, "t")
+            return ""
+        return await store.final_digest(session, spool) + ("" if spool.hashed else " (read back)")
+
+    async def run() -> tuple[str, str]:
+        same = await first.start_upload("ns", "text/plain", "", None, None)
+        await feed(first, same, b"a" * (MiB + 5), 0, False)
+        one = await feed(first, same, b"b" * 7, MiB + 5, True)
+        mixed = await first.start_upload("ns", "text/plain", "", None, None)
+        await feed(first, mixed, b"a" * (MiB + 5), 0, False)
+        await feed(second, mixed, b"c" * 3, MiB + 5, False)
+        two = await feed(first, mixed, b"b" * 7, MiB + 8, True)
+        return one, two
+
+    one, two = asyncio.run(run())
+    assert one == hashlib.sha256(b"a" * (MiB + 5) + b"b" * 7).hexdigest()
+    assert two == hashlib.sha256(b"a" * (MiB + 5) + b"c" * 3 + b"b" * 7).hexdigest() + " (read back)"

@@ -334,6 +334,7 @@ async def _continue_taken(
         raise
     record.body = {"upload": {"offset": int(offset or 0), "bytes": spool.size - int(offset or 0)}}
     if "finalize" not in commands:
+        store.keep_digest(spool)
         await store.release(upload_id, token)
         received = {"x-goog-upload-size-received": str(spool.size)}
         return room._answer(b"", 200, _TEXT, ids | {"x-goog-upload-status": "active"} | received)
@@ -344,7 +345,7 @@ async def _continue_taken(
             f"The upload was finalized with {spool.size} bytes; its start declared {session.declared_size}."
         )
         return room._error(error, final)
-    sha = await store.session_digest(session, spool.size)
+    sha = await store.final_digest(session, spool)
     record.body = {"upload": {"bytes": spool.size, "sha256": sha}}
     if session.name is not None and await store.exists(session.namespace, session.name):
         await store.end_upload(upload_id)
