@@ -30,11 +30,13 @@ SCALING_FILE_CLAIMS: list[Claim] = [
         "google-genai's 17 MiB upload whose three chunks alternate between the processes is one file, its sha256"
         " over all of them, read, listed, downloaded and deleted through either; two requests racing one offset"
         " through the two: one appends, the other gets the 400 with the session left active; a file uploaded"
-        " through one feeds generate and a batch's input through the other",
+        " through one feeds generate and a batch's input through the other; an upload half sent through a process"
+        " that is then killed goes on through the other, no acknowledged byte lost",
         (
             _P + "test_a_resumable_upload_whose_chunks_land_on_different_replicas",
             _P + "test_two_processes_racing_one_offset_one_wins",
             _P + "test_a_file_from_one_process_feeds_generate_and_a_batch_on_another",
+            _P + "test_an_upload_goes_on_through_another_process_when_its_first_dies",
             "tests/scaling/test_files_redis.py::test_a_batch_items_file_uris_are_checked_against_the_files_on_redis",
         ),
         source="emulator-only (docs/scaling.md)",

@@ -2,7 +2,8 @@
 redis-server (tests/scaling/conftest.py). google-genai's resumable upload of 17 MiB (three chunks of at most
 8 MiB) sent alternately to each process, then read, listed, downloaded and deleted through the other; two
 processes racing a chunk at one offset (one appends, the other gets the 400 that leaves the session active); a
-file uploaded through one named in a generate call and a batch's input file through the other."""
+file uploaded through one named in a generate call and a batch's input file through the other; an upload that
+goes on through the other process when the first is killed."""
 
 from __future__ import annotations
 
@@ -172,3 +173,38 @@ def test_a_file_from_one_process_feeds_generate_and_a_batch_on_another(
     assert seen.dest is not None and seen.dest.file_name
     results = on_b.files.download(file=seen.dest.file_name)
     assert [line.count(b'"key"') for line in results.splitlines()] == [1, 1, 1]
+
+
+@pytest.mark.slow
+def test_an_upload_goes_on_through_another_process_when_its_first_dies(
+    serve: Any,  # noqa: F811
+    redis_url: str,
+) -> None:
+    """A replica that dies loses no acknowledged chunk: the upload started and half sent through A goes on through
+    B once A is killed (SIGKILL), and the file holds every byte."""
+    a, b = serve(redis_url), serve(redis_url)
+    data = bytes(range(256)) * (12 * 1024)  # 3 MiB
+    start = httpx.post(
+        a.url + "/upload/v1beta/files",
+        headers=KEY | {"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start"},
+        json={"file": {"mimeType": "application/octet-stream", "sizeBytes": len(data)}},
+    )
+    path = start.headers["x-goog-upload-url"].split(a.url, 1)[1]
+    half = len(data) // 2
+    first = httpx.post(
+        a.url + path, headers={"X-Goog-Upload-Command": "upload", "X-Goog-Upload-Offset": "0"}, content=data[:half]
+    )
+    assert first.status_code == 200 and first.headers["x-goog-upload-size-received"] == str(half)
+    a.process.kill()
+    a.process.wait(10)
+    query = httpx.post(b.url + path, headers={"X-Goog-Upload-Command": "query"})
+    assert query.headers["x-goog-upload-size-received"] == str(half)
+    done = httpx.post(
+        b.url + path,
+        headers={"X-Goog-Upload-Command": "upload, finalize", "X-Goog-Upload-Offset": str(half)},
+        content=data[half:],
+    )
+    assert done.status_code == 200, done.text[:300]
+    file = done.json()["file"]
+    assert base64.b64decode(file["sha256Hash"]).decode() == hashlib.sha256(data).hexdigest()
+    assert _client(b.url).files.download(file=file["name"]) == data
