@@ -149,7 +149,9 @@ def _size(item: Any, sizes: dict[int, int]) -> int:
 
 class Resources(Protocol):
     """One kind of Gemini resource (cached contents, batches, files...) as the admin API shows it: what a
-    namespace (None: every namespace) holds, one removed by name, a namespace's (or all) forgotten."""
+    namespace (None: every namespace) holds, one removed by name, a namespace's (or all) forgotten. A view whose
+    store answers over the network (the Redis store's) says so with a true `off_loop` attribute: the admin API
+    then calls it in a worker thread, never on the event loop (`Admin._on`)."""
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]: ...
 
@@ -343,6 +345,13 @@ class Admin:
             return await asyncio.to_thread(call, *args)
         return call(*args)
 
+    async def _on(self, view: object, call: Callable[..., T], *args: Any) -> T:
+        """`call(*args)`, a resource view's method: in a worker thread when the view's store answers over the
+        network (`off_loop`), else right here (an in-memory store answers at once; some views touch the loop)."""
+        if getattr(view, "off_loop", False):
+            return await asyncio.to_thread(call, *args)
+        return call(*args)
+
     def _scripts(self) -> ScriptBook:
         if self.store is None:
             raise errors.ApiError(400, f"the {self.engine} engine takes no script", status="FAILED_PRECONDITION")
@@ -404,7 +413,7 @@ class Admin:
             if isinstance(engine, Resettable):
                 engine.reset(None)
             for resources in self.resources.values():
-                resources.reset(None)
+                await self._on(resources, resources.reset, None)
             await self._off(self.journal.clear)
             return _json({"reset": "all"})
         name = self._namespace(request)
@@ -413,7 +422,7 @@ class Admin:
         if isinstance(engine, Resettable):
             engine.reset(name)
         for resources in self.resources.values():
-            resources.reset(name)
+            await self._on(resources, resources.reset, name)
         await self._off(self.journal.clear, name)
         return _json({"reset": name})
 
@@ -426,7 +435,9 @@ class Admin:
         kind = request.query_params.get("kind")
         if kind is not None and kind not in self.resources:
             raise errors.ApiError(400, f"kind: expected one of {', '.join(sorted(self.resources))}")
-        shown = {k: r.summaries(name) for k, r in sorted(self.resources.items()) if kind in (None, k)}
+        shown = {
+            k: await self._on(r, r.summaries, name) for k, r in sorted(self.resources.items()) if kind in (None, k)
+        }
         return _json({"namespace": name, "resources": shown})
 
     def _schedule(self) -> Schedule:
@@ -560,7 +571,7 @@ class Admin:
             asked_space = self._namespace(request)
             space = None if asked_space == SHARED else asked_space
             for resources in self.resources.values():
-                resources.reset(space)
+                await self._on(resources, resources.reset, space)
             return _json({"namespace": space, "removed": "all"})
         asked = request.query_params.get("name", "")
         kind = asked.split("/", 1)[0] if "/" in asked else ""
@@ -572,7 +583,7 @@ class Admin:
         if found is None:
             raise errors.ApiError(400, f"name: expected a resource name ({', '.join(sorted(self.resources))}/...)")
         namespace = self._namespace(request)
-        if not found.remove(namespace, asked):
+        if not await self._on(found, found.remove, namespace, asked):
             raise errors.ApiError(404, f"no {asked} in namespace {namespace}")
         return _json({"namespace": namespace, "removed": asked})
 
@@ -613,7 +624,7 @@ class Admin:
         if view is None or not hasattr(view, "set_state"):
             raise errors.ApiError(400, f"{kind}/state: this server keeps no {kind}", status="FAILED_PRECONDITION")
         namespace = self._namespace(request)
-        if not view.set_state(namespace, name, body["state"], error):
+        if not await self._on(view, view.set_state, namespace, name, body["state"], error):
             raise errors.ApiError(404, f"no {name} in namespace {namespace}")
         return _json({"namespace": namespace, "name": name, "state": body["state"]})
 

@@ -381,14 +381,18 @@ class RedisScriptStore:
         outcome: Outcome = self._drive(self._choose(request, serve=True, accept=accept))
         return outcome.entry
 
+    async def apeek(self, request: GenerateRequest) -> Entry | None:
+        """peek, its round trips awaited (the unknown-model path)."""
+        outcome: Outcome = await self._adrive(self._choose(request, serve=False))
+        return outcome.entry
+
     def holds_kind(self, namespace: str, kind: str) -> bool:
-        """Whether the caller's or the shared script holds an entry of this answer kind (a sync round trip: the
-        unknown-model path asks it; see docs/scaling.md)."""
+        """Whether the caller's or the shared script holds an entry of this answer kind (sync: for threads)."""
         spaces: list[_Cached] = self._drive(self._entries_of(namespace))
         return any(kind in e.spec for cached in spaces for e in cached.entries.values())
 
     async def aholds_kind(self, namespace: str, kind: str) -> bool:
-        """holds_kind, its round trips awaited (the countTokens path)."""
+        """holds_kind, its round trips awaited (the countTokens and unknown-model paths)."""
         spaces: list[_Cached] = await self._adrive(self._entries_of(namespace))
         return any(kind in e.spec for cached in spaces for e in cached.entries.values())
 

@@ -761,10 +761,12 @@ def release(room: Batches, namespace: str) -> int:
 
 
 class AdminView:
-    """The batch jobs as the admin API lists and removes them (admin.api.Resources)."""
+    """The batch jobs as the admin API lists and removes them (admin.api.Resources); off the event loop when
+    they are in Redis (their sync client)."""
 
     def __init__(self, room: Batches) -> None:
         self.room = room
+        self.off_loop = room.shared is not None
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
         shared = self.room.shared
