@@ -479,10 +479,14 @@ async def _finish_file(ctx: Context, session: UploadSession, request: Incoming, 
 
 class FilesView:
     """The files as the admin API lists and removes them (admin.api.Resources): metadata, size and hash only. On
-    Redis through its sync client (as the batches' view; the admin API's calls are short)."""
+    Redis through its sync client, off the event loop (`off_loop`: the admin API calls it in a worker thread)."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    @property
+    def off_loop(self) -> bool:
+        return self.ctx.shared_files is not None
 
     def _store(self) -> Any:
         return self.ctx.shared_files if self.ctx.shared_files is not None else self.ctx.files
