@@ -475,3 +475,54 @@ def test_the_finalizing_process_hashes_what_it_fed_and_reads_back_what_it_did_no
     one, two = asyncio.run(run())
     assert one == hashlib.sha256(b"a" * (MiB + 5) + b"b" * 7).hexdigest()
     assert two == hashlib.sha256(b"a" * (MiB + 5) + b"c" * 3 + b"b" * 7).hexdigest() + " (read back)"
+
+
+@pytest.mark.slow
+def test_a_redis_that_hangs_holds_no_event_loop_for_files(tmp_path: Any) -> None:
+    """On a Redis that accepted the connection but no longer answers (SIGSTOP), a files.get, a chunk and the admin
+    API's files listing each wait for their 503 while the process answers its health check at once."""
+    import os
+    import signal
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    redis = RedisServer(tmp_path / "redis").start()
+    assert redis.process is not None
+    running = start(Settings(port=0, store=redis.url))
+    key = {"x-goog-api-key": "hang"}
+    try:
+        with httpx.Client(base_url=running.url, headers=key, timeout=30) as http:
+            made = http.post("/upload/v1beta/files", content=b"x", headers={"content-type": "text/plain"}).json()
+            url = _start(http, 10)
+            os.kill(redis.process.pid, signal.SIGSTOP)
+            sent = threading.Barrier(4)
+            asks = [
+                ("GET", f"/v1beta/{made['file']['name']}", {}, b""),
+                (
+                    "POST",
+                    url.split(running.url, 1)[1],
+                    {"X-Goog-Upload-Command": "upload", "X-Goog-Upload-Offset": "0"},
+                    b"ab",
+                ),
+                ("GET", "/__emulator/resources?kind=files", {}, b""),
+            ]
+
+            def asked(method: str, path: str, headers: dict[str, str], content: bytes) -> int:
+                with httpx.Client(base_url=running.url, headers=key, timeout=30) as own:
+                    own.event_hooks = {"request": [lambda _: sent.wait(10)]}
+                    return own.request(method, path, headers=headers, content=content).status_code
+
+            with ThreadPoolExecutor(3) as pool:
+                waiting = [pool.submit(asked, *ask) for ask in asks]
+                sent.wait(10)  # all three are on their way
+                began = time.monotonic()
+                health = httpx.get(running.url + "/__emulator/health", timeout=30)
+                answered_in = time.monotonic() - began
+                statuses = [w.result(timeout=60) for w in waiting]
+        assert health.status_code == 200 and answered_in < 1.0
+        assert statuses == [503, 503, 503]
+    finally:
+        if redis.process is not None:
+            os.kill(redis.process.pid, signal.SIGCONT)
+        running.stop()
+        redis.stop()
