@@ -72,13 +72,15 @@ SCALING_FILE_CLAIMS: list[Claim] = [
     Claim(
         "redis-files-unavailable",
         "files calls while Redis is unreachable",
-        "an upload chunk, a raw upload, a download and a list are production's 503 UNAVAILABLE envelope within the"
+        "an upload chunk (before it or while it streams in), a raw upload, a download and a list are production's"
+        " 503 UNAVAILABLE envelope within the"
         " socket timeouts; a download already under way ends short of its Content-Length, without a hang; on a Redis"
         " that hangs, a get, a chunk and the admin files listing wait for their 503 while health answers",
         (
             _R + "test_redis_gone_mid_upload_and_mid_download_is_503",
             _R + "test_redis_gone_after_a_download_began_ends_it_short_without_a_hang",
             _R + "test_a_redis_that_hangs_holds_no_event_loop_for_files",
+            _R + "test_redis_gone_while_a_chunk_streams_in_is_503",
         ),
         source="emulator-only; the 503 wording best-known (seam/state.py UNAVAILABLE)",
     ),

@@ -526,3 +526,45 @@ def test_a_redis_that_hangs_holds_no_event_loop_for_files(tmp_path: Any) -> None
             os.kill(redis.process.pid, signal.SIGCONT)
         running.stop()
         redis.stop()
+
+
+@pytest.mark.slow
+def test_redis_gone_while_a_chunk_streams_in_is_503(tmp_path: Any) -> None:
+    """Redis stops between two MiB of one chunk request: the request is answered 503 with the envelope and the
+    upload front end's headers, not a 500, within the timeouts."""
+    import threading
+
+    redis = RedisServer(tmp_path / "redis").start()
+    running = start(Settings(port=0, store=redis.url))
+    try:
+        with httpx.Client(base_url=running.url, headers={"x-goog-api-key": "mid"}, timeout=30) as http:
+            url = _start(http, 4 * MiB)
+        go_on, sent_first = threading.Event(), threading.Event()
+
+        def body() -> Any:
+            yield b"x" * MiB
+            sent_first.set()
+            go_on.wait(10)
+            yield from [b"y" * MiB] * 3
+
+        answers: list[httpx.Response] = []
+        upload = {"x-goog-upload-command": "upload, finalize", "x-goog-upload-offset": "0"}
+        worker = threading.Thread(
+            target=lambda: answers.append(httpx.post(url, content=body(), headers=upload, timeout=30))
+        )
+        worker.start()
+        assert sent_first.wait(10)
+        deadline = time.monotonic() + 10
+        while _shared(running).used == 0:  # the first MiB is in Redis
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        redis.stop()
+        began = time.monotonic()
+        go_on.set()
+        worker.join(30)
+        assert answers and answers[0].status_code == 503, answers[0].text[:200] if answers else "no answer"
+        assert answers[0].json()["error"]["status"] == "UNAVAILABLE"
+        assert answers[0].headers["server"] == "UploadServer" and time.monotonic() - began < 15
+    finally:
+        running.stop()
+        redis.stop()
