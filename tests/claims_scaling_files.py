@@ -30,7 +30,8 @@ SCALING_FILE_CLAIMS: list[Claim] = [
         "google-genai's 17 MiB upload whose three chunks alternate between the processes is one file, its sha256"
         " over all of them, read, listed, downloaded and deleted through either; two requests racing one offset"
         " through the two: one appends, the other gets the 400 with the session left active; a file uploaded"
-        " through one feeds generate and a batch's input through the other; an upload half sent through a process"
+        " through one feeds generate and a batch's input through the other; a state set through either's admin API"
+        " holds for both; an upload half sent through a process"
         " that is then killed goes on through the other, no acknowledged byte lost",
         (
             _P + "test_a_resumable_upload_whose_chunks_land_on_different_replicas",

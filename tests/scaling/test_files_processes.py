@@ -149,6 +149,13 @@ def test_a_file_from_one_process_feeds_generate_and_a_batch_on_another(
 ) -> None:
     a, b = serve(redis_url), serve(redis_url)
     on_a, on_b = _client(a.url), _client(b.url)
+    state = "/__emulator/files/state"
+    httpx.put(b.url + state, json={"state": "PROCESSING"}, headers=KEY).raise_for_status()  # the next file, on B
+    held = on_a.files.upload(file=io.BytesIO(b"held"), config={"mime_type": "text/plain"})  # made through A
+    assert held.state == types.FileState.PROCESSING
+    httpx.put(a.url + state, json={"name": held.name, "state": "ACTIVE"}, headers=KEY).raise_for_status()
+    assert on_b.files.get(name=held.name or "").state == types.FileState.ACTIVE
+    on_b.files.delete(name=held.name or "")
     notes = on_a.files.upload(file=io.BytesIO(b"some notes"), config={"mime_type": "text/plain"})
     reply = on_b.models.generate_content(
         model=MODEL, contents=[types.Part.from_uri(file_uri=notes.uri or "", mime_type="text/plain"), "?"]
