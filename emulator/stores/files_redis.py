@@ -657,13 +657,13 @@ class RedisFileStore:
         """A file without bytes (FileStore.record); None when `name` was taken meanwhile."""
         return await self.store(namespace, None, mime_type, display_name, name, source, known=False, gcs_uri=gcs_uri)
 
-    async def chunks(self, file: StoredFile) -> AsyncIterator[bytes]:
-        """The file's bytes, one chunk (at most CHUNK_BYTES) per round trip; ends early if they expired meanwhile."""
+    async def chunks(self, file: StoredFile, first: int = 0, sent: int = 0) -> AsyncIterator[bytes]:
+        """The file's bytes from chunk `first` (`sent` bytes before it), one chunk (at most CHUNK_BYTES) per round
+        trip; ends early if they expired meanwhile."""
         blob = file.extra.get("blob", "")
         if not blob or not file.size:
             return
-        sent = 0
-        for index in range(MAX_FILE_BYTES // CHUNK_BYTES + 2):
+        for index in range(first, MAX_FILE_BYTES // CHUNK_BYTES + 2):
             if sent >= file.size:
                 return
             data = await self._get(f"{PREFIX}d:{blob}:{index}")

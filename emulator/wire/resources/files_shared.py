@@ -70,14 +70,11 @@ async def handle(ctx: Context, store: RedisFileStore, request: Incoming, target:
 
 
 async def _chunks(store: RedisFileStore, stored: StoredFile, first: bytes) -> AsyncIterator[bytes]:
-    if first:
-        yield first
-    skipped = False
+    if not first:
+        return
+    yield first
     try:
-        async for chunk in store.chunks(stored):
-            if not skipped:  # the first one was read already
-                skipped = True
-                continue
+        async for chunk in store.chunks(stored, 1, len(first)):
             yield chunk
     except errors.ApiError:  # Redis gone mid-download: the body ends short (the status line was sent)
         return
