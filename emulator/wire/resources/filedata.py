@@ -6,8 +6,8 @@ are left alone. A known file counts in the prompt as media does (protocol/tokens
 
 On `--store redis://...` the files are in Redis, which this synchronous check cannot ask: the async entry points
 (`handlers.call`, the caches room) first `prefetch` the files a request names (one round trip each), and `check`
-reads those (SEEN, this request's own). A path that did not prefetch (Live, interactions) leaves its uris alone
-there rather than refuse files it cannot see."""
+reads those (SEEN, this request's own; a batch item prefetches as a request does). A path that did not prefetch
+(interactions) leaves its uris alone there rather than refuse files it cannot see."""
 
 from __future__ import annotations
 
