@@ -206,6 +206,8 @@ def test_redis_restarted_mid_run(serve: Any, tmp_path: Path) -> None:
     [
         ("POST", "/v1beta/models/gemini-2.5-flash:countTokens"),  # asks the store for a replay entry
         ("GET", "/__emulator/resources?kind=batches"),  # the admin view of the batch jobs held in Redis
+        ("GET", "/v1beta/fileSearchStores"),  # the file search stores room (stores/file_search_redis.py)
+        ("GET", "/__emulator/resources?kind=fileSearchStores"),  # ... and their admin view, in a worker thread
     ],
 )
 def test_a_redis_that_hangs_holds_no_event_loop(serve: Any, tmp_path: Path, method: str, path: str) -> None:
