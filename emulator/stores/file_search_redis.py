@@ -14,8 +14,11 @@ A document's record holds its metadata and, apart, the bytes its text is read fr
 media document's whole bytes in a third key, read only by a media download). Each process keeps a bounded LRU
 (PARSED_DOCS documents, PARSED_BYTES of text) of parsed documents (chunks and inverted index) keyed by the
 document's name and creation stamp, as engines/scripted/redis_store.py caches parsed script entries by version:
-a search costs one round trip for the named stores' document lists, plus one for the texts of the active
-documents this process has not parsed (parsed off the event loop when large). The process that adds a document
+a search costs one round trip for the named stores' document lists (SNAPSHOT: each document's name, creation
+stamp, ready time and forced state, no text), plus one (TEXTS) for the records and texts of the active documents
+this process has not parsed (parsed off the event loop when large). A cached document is kept as searches read
+it; its state comes from the fresh list each time, so a document released, failed or deleted through another
+process is searched, or not, at once. The process that adds a document
 parses it before the add, so it never fetches it back.
 
 Keys (P is seam.state.KEY_PREFIX + "fs:", N a namespace, S a store's name `fileSearchStores/ID`, D a document's
@@ -220,7 +223,8 @@ return 1
 """
 )
 
-# The named stores' documents, in upload order: {} for a store that is not the caller's, else {name, rows}.
+# The named stores' documents, in upload order: {} for a store that is not the caller's, else {name, rows}, each
+# row {document, created, ready, forced} (what tells a parsed one and its state; the rest is in TEXTS).
 SNAPSHOT = """
 local P, ns = ARGV[1], ARGV[2]
 local out = {}
@@ -231,11 +235,23 @@ for i = 3, #ARGV do
   else
     local rows = {}
     for _, doc in ipairs(redis.call('ZRANGE', P .. 'd:' .. ns .. ':' .. store, 0, -1)) do
-      local h = redis.call('HGETALL', P .. 'o:' .. ns .. ':' .. doc)
-      if #h > 0 then rows[#rows + 1] = {doc, h} end
+      local r = redis.call('HMGET', P .. 'o:' .. ns .. ':' .. doc, 'created', 'ready', 'forced')
+      if r[1] then rows[#rows + 1] = {doc, r[1], r[2], r[3] or ''} end
     end
     out[#out + 1] = {store, rows}
   end
+end
+return out
+"""
+
+# The records and texts of documents a process has not parsed: {hash, text} each ({} for one deleted meanwhile).
+TEXTS = """
+local P, ns = ARGV[1], ARGV[2]
+local out = {}
+for i = 3, #ARGV do
+  local h = redis.call('HGETALL', P .. 'o:' .. ns .. ':' .. ARGV[i])
+  local t = redis.call('GET', P .. 't:' .. ns .. ':' .. ARGV[i])
+  if #h == 0 or not t then out[#out + 1] = {} else out[#out + 1] = {h, t} end
 end
 return out
 """
@@ -294,6 +310,7 @@ SCRIPTS = {
     "page_docs": PAGE_DOCS,
     "delete_doc": DELETE_DOC,
     "snapshot": SNAPSHOT,
+    "texts": TEXTS,
     "set_state": SET_STATE,
     "all": ALL,
     "reset": RESET,
@@ -365,6 +382,16 @@ def _document(name: str, fields: dict[str, bytes], prepared: Prepared | None = N
     return doc
 
 
+def _searched(name: str, fields: dict[str, bytes], prepared: Prepared) -> Document:
+    """A document as a search reads it: parsed, and active (a search takes only the documents active then)."""
+    doc = _document(name, fields, prepared)
+    doc.forced_state, doc.error = "STATE_ACTIVE", None
+    return doc
+
+
+_SKIPPED = Document("", "", "", 0, [], [], {}, 0, 0.0, time.time)  # a snapshot's place for one not yet parsed
+
+
 def chunk_count(doc: Document) -> int:
     """How many chunks a document has (a listed one from Redis carries the count, not the chunks)."""
     return int(getattr(doc, "chunk_count", len(doc.chunks)))
@@ -415,7 +442,8 @@ class RedisFileSearchStores:
         self.max_stores = max_stores
         self.max_documents = max_documents
         self.clock = monotonic  # the operations' clock, in which the room hands over ready times
-        self._parsed: OrderedDict[tuple[str, str, int], tuple[Prepared, int]] = OrderedDict()
+        # parsed documents as searches read them (always STATE_ACTIVE: a search takes only the active ones)
+        self._parsed: OrderedDict[tuple[str, str, int], tuple[Document, int]] = OrderedDict()
         self._parsed_bytes = 0
         self._lock = threading.Lock()
         self._aio: dict[str, Any] = {}
@@ -573,8 +601,8 @@ class RedisFileSearchStores:
             if added == -2:
                 raise StoreFull(self.budget_bytes)
             if added == 1:
-                self._keep((namespace, name, now_ns), prepared, len(head))
                 held = {k: str(v).encode() if not isinstance(v, bytes) else v for k, v in fields.items()}
+                self._keep((namespace, name, now_ns), _searched(name, held, prepared), len(head))
                 return _document(name, held, prepared)
             doc_id = fs.derived_id(display_name)
         raise errors.ApiError(500, "gemini-emulator: no free document name was drawn.")  # pragma: no cover
@@ -644,50 +672,49 @@ class RedisFileSearchStores:
         if len(names) > MAX_SEARCHED_STORES:
             raise errors.invalid_argument(f"file_search tools name at most {MAX_SEARCHED_STORES} stores in all.")
         reply = await self._call("snapshot", [PREFIX, namespace, *names]) if names else []
+        now = time.time()
         stores: dict[str, builtins.list[Document]] = {}
-        missing: list[tuple[Document, dict[str, bytes]]] = []
+        wanted: builtins.list[tuple[builtins.list[Document], int, tuple[str, str, int]]] = []
         for row in reply:
             if not row:
                 continue
             docs: builtins.list[Document] = []
             stores[_text(row[0])] = docs
-            for doc_name, flat in row[1]:
-                fields = _fields(flat)
-                doc = _document(_text(doc_name), fields)
-                if doc.state != "STATE_ACTIVE":
+            for doc_name, created, ready, forced in row[1]:
+                if forced or float(ready) > now:  # held, failed or not yet ready: not searched
                     continue
-                doc.forced_state = doc.forced_state or "STATE_ACTIVE"  # as it was when this search began
-                docs.append(doc)
-                if texts:
-                    known = self._known((namespace, doc.name, doc.created_ns))
-                    if known is None:
-                        missing.append((doc, fields))
-                    else:
-                        doc.chunks, doc.index = known
-        if missing:
-            await self._parse_missing(namespace, missing)
+                key = (namespace, _text(doc_name), int(created))
+                known = self._known(key) if texts else None
+                if known is not None:
+                    docs.append(known)
+                elif texts:
+                    wanted.append((docs, len(docs), key))
+                    docs.append(_SKIPPED)
+        if wanted:
+            await self._parse_missing(namespace, wanted)
+            for docs in stores.values():  # those deleted since the first round trip
+                docs[:] = [d for d in docs if d is not _SKIPPED]
         return Snapshot(stores)
 
-    async def _parse_missing(self, namespace: str, missing: builtins.list[tuple[Document, dict[str, bytes]]]) -> None:
-        """Fetch (one round trip) and parse the texts of documents this process has not parsed."""
-        raw = await self._command("mget", [f"{PREFIX}t:{namespace}:{doc.name}" for doc, _ in missing])
-        work = [
-            (doc, fields, bytes(head)) for (doc, fields), head in zip(missing, raw, strict=True) if head is not None
-        ]
+    async def _parse_missing(
+        self, namespace: str, wanted: builtins.list[tuple[builtins.list[Document], int, tuple[str, str, int]]]
+    ) -> None:
+        """Fetch (one round trip) and parse the documents this process has not parsed, each put in its place."""
+        reply = await self._call("texts", [PREFIX, namespace, *(key[1] for _, _, key in wanted)])
+        work = [(place, _fields(row[0]), bytes(row[1])) for place, row in zip(wanted, reply, strict=True) if row]
 
         def parse() -> builtins.list[Prepared]:
             return [
-                fs.prepare(head, doc.mime_type, int(fields.get("words", b"200")), int(fields.get("overlap", b"0")))
-                for doc, fields, head in work
+                fs.prepare(head, f.get("mime", b"").decode(), int(f.get("words", b"200")), int(f.get("overlap", b"0")))
+                for _, f, head in work
             ]
 
         total = sum(len(head) for _, _, head in work)
         parsed = await asyncio.to_thread(parse) if total > OFF_LOOP_BYTES else parse()
-        for (doc, _, head), prepared in zip(work, parsed, strict=True):
-            doc.chunks, doc.index = prepared
-            self._keep((namespace, doc.name, doc.created_ns), prepared, len(head))
+        for ((docs, at, key), fields, head), prepared in zip(work, parsed, strict=True):
+            docs[at] = self._keep(key, _searched(key[1], fields, prepared), len(head))
 
-    def _known(self, key: tuple[str, str, int]) -> Prepared | None:
+    def _known(self, key: tuple[str, str, int]) -> Document | None:
         with self._lock:
             held = self._parsed.get(key)
             if held is None:
@@ -695,19 +722,20 @@ class RedisFileSearchStores:
             self._parsed.move_to_end(key)
             return held[0]
 
-    def _keep(self, key: tuple[str, str, int], prepared: Prepared, cost: int) -> None:
+    def _keep(self, key: tuple[str, str, int], doc: Document, cost: int) -> Document:
         """Remember a parsed document, forgetting the least recently used past PARSED_DOCS or PARSED_BYTES."""
         if cost > PARSED_BYTES:
-            return
+            return doc
         with self._lock:
             old = self._parsed.pop(key, None)
             if old is not None:
                 self._parsed_bytes -= old[1]
-            self._parsed[key] = (prepared, cost)
+            self._parsed[key] = (doc, cost)
             self._parsed_bytes += cost
             while len(self._parsed) > PARSED_DOCS or self._parsed_bytes > PARSED_BYTES:
                 _, (_, gone) = self._parsed.popitem(last=False)
                 self._parsed_bytes -= gone
+        return doc
 
     @property
     def parsed(self) -> int:

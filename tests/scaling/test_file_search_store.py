@@ -216,7 +216,7 @@ def test_each_call_is_its_documented_round_trips(redis_url: str) -> None:
         ["page_docs"],
         ["getdel"],
         ["snapshot"],  # this process parsed the document when it added it
-        ["snapshot", "mget"],  # another process: its text fetched once, then parsed
+        ["snapshot", "texts"],  # another process: its record and text fetched once, then parsed
         ["snapshot"],  # ... and kept
         ["get_doc"],
         ["delete_doc"],
