@@ -230,3 +230,24 @@ def test_a_redis_that_cannot_be_reached_is_the_503() -> None:
         with pytest.raises(errors.ApiError) as down:
             asyncio.run(call())  # type: ignore[arg-type]
         assert down.value.code == 503 and down.value.message == "The service is currently unavailable."
+
+
+def test_a_document_deleted_between_the_two_round_trips_is_not_searched(redis_url: str) -> None:
+    a, b = _stores(redis_url)
+    call = b._call
+
+    async def run() -> None:
+        store = (await a.create("ns", "s")).name
+        kept = await a.add_document("ns", store, b"", "text/plain", size=5, text=b"zebras stay", display_name="kept")
+        gone = await a.add_document("ns", store, b"", "text/plain", size=5, text=b"zebras go", display_name="gone")
+
+        async def racing(script: str, *args: Any) -> Any:
+            if script == "texts":  # another process deletes one between B's listing and its fetch
+                await a.delete_document("ns", gone.name, force=True)
+            return await call(script, *args)
+
+        b._call = racing  # type: ignore[method-assign]
+        hits = (await b.snapshot("ns", [store])).search("ns", [store], "zebras")
+        assert [h.document.name for h in hits] == [kept.name]
+
+    asyncio.run(run())
