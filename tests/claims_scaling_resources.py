@@ -7,7 +7,7 @@ from claim_type import Claim
 _S = "tests/scaling/test_batch_store.py::"
 _P = "tests/scaling/test_batches_processes.py::"
 _C = "tests/scaling/test_batches_contract.py::"
-_FS = "tests/scaling/test_file_search_store.py::"
+_FS = "tests/scaling/test_file_search_redis_store.py::"
 _FP = "tests/scaling/test_file_search_processes.py::"
 _FC = "tests/scaling/test_file_search_contract.py::"
 
