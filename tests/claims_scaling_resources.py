@@ -85,8 +85,8 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
         "search results equal the memory store's from a cold process and a warm one (queries, topK, a filter,"
         " overlapping chunks); the store, document and byte bounds hold across two stores under races; a document"
         " is pending until its ready time by the wall clock for both; the parsed-document cache stays within its"
-        " bound; each call is its documented round trips (a warm search 1, a cold one 2); a document deleted between"
-        " a search's two round trips is not searched",
+        " bound; each call is its documented round trips (a warm search 1, a cold one 2, texts fetched 16 MiB at"
+        " most a round trip); a document deleted between a search's two round trips is not searched",
         (
             _FS + "test_search_results_are_the_memory_stores_cold_or_warm",
             _FS + "test_bounds_hold_across_processes_however_the_calls_race",
@@ -95,6 +95,7 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             _FS + "test_each_call_is_its_documented_round_trips",
             _FS + "test_a_redis_that_cannot_be_reached_is_the_503",
             _FS + "test_a_document_deleted_between_the_two_round_trips_is_not_searched",
+            _FS + "test_texts_are_fetched_at_most_fetch_bytes_a_round_trip",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
     ),

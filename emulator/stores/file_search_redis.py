@@ -15,11 +15,11 @@ media document's whole bytes in a third key, read only by a media download). Eac
 (PARSED_DOCS documents, PARSED_BYTES of text) of parsed documents (chunks and inverted index) keyed by the
 document's name and creation stamp, as engines/scripted/redis_store.py caches parsed script entries by version:
 a search costs one round trip for the named stores' document lists (SNAPSHOT: each document's name, creation
-stamp, ready time and forced state, no text), plus one (TEXTS) for the records and texts of the active documents
-this process has not parsed (parsed off the event loop when large). A cached document is kept as searches read
-it; its state comes from the fresh list each time, so a document released, failed or deleted through another
-process is searched, or not, at once. The process that adds a document
-parses it before the add, so it never fetches it back.
+stamp, ready time, forced state and size, no text), plus one (TEXTS) per FETCH_BYTES of the records and texts of
+the active documents this process has not parsed (parsed off the event loop when large). A cached document is
+kept as searches read it; its state comes from the fresh list each time, so a document released, failed or
+deleted through another process is searched, or not, at once. The process that adds a document parses it before
+the add, so it never fetches it back.
 
 Keys (P is seam.state.KEY_PREFIX + "fs:", N a namespace, S a store's name `fileSearchStores/ID`, D a document's
 name `fileSearchStores/ID/documents/ID`):
@@ -34,8 +34,8 @@ name `fileSearchStores/ID/documents/ID`):
   P next:N  the state set for the namespace's next document (JSON)
 
 Round trips: store create 1, get 1, list 1, delete 1; document get 1, list 1, delete 1; an upload's or an
-import's room checks 1 each and the add 1; take_next 1; a search 1, plus 1 when it needs texts it has not parsed;
-a media download 1.
+import's room checks 1 each and the add 1; take_next 1; a search 1, plus 1 per FETCH_BYTES of texts it has not
+parsed; a media download 1.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ PREFIX = KEY_PREFIX + "fs:"
 PARSED_DOCS = 1024  # parsed documents a process keeps
 PARSED_BYTES = 64 << 20  # ... and the bytes of text they were parsed from
 OFF_LOOP_BYTES = 32 * 1024  # texts to parse larger than this in all are parsed in a worker thread
+FETCH_BYTES = 16 << 20  # texts fetched per round trip (a reply's bound), at most
 MAX_SEARCHED_STORES = 40  # distinct stores one generate call's fileSearch tools may name (best-known bound)
 
 _COMMON = """
@@ -224,7 +225,7 @@ return 1
 )
 
 # The named stores' documents, in upload order: {} for a store that is not the caller's, else {name, rows}, each
-# row {document, created, ready, forced} (what tells a parsed one and its state; the rest is in TEXTS).
+# row {document, created, ready, forced, size} (what tells a parsed one and its state; the rest is in TEXTS).
 SNAPSHOT = """
 local P, ns = ARGV[1], ARGV[2]
 local out = {}
@@ -235,8 +236,8 @@ for i = 3, #ARGV do
   else
     local rows = {}
     for _, doc in ipairs(redis.call('ZRANGE', P .. 'd:' .. ns .. ':' .. store, 0, -1)) do
-      local r = redis.call('HMGET', P .. 'o:' .. ns .. ':' .. doc, 'created', 'ready', 'forced')
-      if r[1] then rows[#rows + 1] = {doc, r[1], r[2], r[3] or ''} end
+      local r = redis.call('HMGET', P .. 'o:' .. ns .. ':' .. doc, 'created', 'ready', 'forced', 'size')
+      if r[1] then rows[#rows + 1] = {doc, r[1], r[2], r[3] or '', r[4] or '0'} end
     end
     out[#out + 1] = {store, rows}
   end
@@ -389,6 +390,7 @@ def _searched(name: str, fields: dict[str, bytes], prepared: Prepared) -> Docume
     return doc
 
 
+Wanted = tuple[builtins.list[Document], int, tuple[str, str, int], int]  # a place, its key, its text's bound
 _SKIPPED = Document("", "", "", 0, [], [], {}, 0, 0.0, time.time)  # a snapshot's place for one not yet parsed
 
 
@@ -674,13 +676,13 @@ class RedisFileSearchStores:
         reply = await self._call("snapshot", [PREFIX, namespace, *names]) if names else []
         now = time.time()
         stores: dict[str, builtins.list[Document]] = {}
-        wanted: builtins.list[tuple[builtins.list[Document], int, tuple[str, str, int]]] = []
+        wanted: builtins.list[Wanted] = []
         for row in reply:
             if not row:
                 continue
             docs: builtins.list[Document] = []
             stores[_text(row[0])] = docs
-            for doc_name, created, ready, forced in row[1]:
+            for doc_name, created, ready, forced, size in row[1]:
                 if forced or float(ready) > now:  # held, failed or not yet ready: not searched
                     continue
                 key = (namespace, _text(doc_name), int(created))
@@ -688,19 +690,23 @@ class RedisFileSearchStores:
                 if known is not None:
                     docs.append(known)
                 elif texts:
-                    wanted.append((docs, len(docs), key))
+                    wanted.append((docs, len(docs), key, min(int(size), fs.MAX_TEXT_BYTES)))
                     docs.append(_SKIPPED)
         if wanted:
-            await self._parse_missing(namespace, wanted)
+            group: builtins.list[Wanted] = []
+            for item in wanted:  # at most FETCH_BYTES of text a round trip
+                if group and sum(w[3] for w in group) + item[3] > FETCH_BYTES:
+                    await self._parse_missing(namespace, group)
+                    group = []
+                group.append(item)
+            await self._parse_missing(namespace, group)
             for docs in stores.values():  # those deleted since the first round trip
                 docs[:] = [d for d in docs if d is not _SKIPPED]
         return Snapshot(stores)
 
-    async def _parse_missing(
-        self, namespace: str, wanted: builtins.list[tuple[builtins.list[Document], int, tuple[str, str, int]]]
-    ) -> None:
+    async def _parse_missing(self, namespace: str, wanted: builtins.list[Wanted]) -> None:
         """Fetch (one round trip) and parse the documents this process has not parsed, each put in its place."""
-        reply = await self._call("texts", [PREFIX, namespace, *(key[1] for _, _, key in wanted)])
+        reply = await self._call("texts", [PREFIX, namespace, *(key[1] for _, _, key, _ in wanted)])
         work = [(place, _fields(row[0]), bytes(row[1])) for place, row in zip(wanted, reply, strict=True) if row]
 
         def parse() -> builtins.list[Prepared]:
@@ -711,7 +717,7 @@ class RedisFileSearchStores:
 
         total = sum(len(head) for _, _, head in work)
         parsed = await asyncio.to_thread(parse) if total > OFF_LOOP_BYTES else parse()
-        for ((docs, at, key), fields, head), prepared in zip(work, parsed, strict=True):
+        for ((docs, at, key, _), fields, head), prepared in zip(work, parsed, strict=True):
             docs[at] = self._keep(key, _searched(key[1], fields, prepared), len(head))
 
     def _known(self, key: tuple[str, str, int]) -> Document | None:

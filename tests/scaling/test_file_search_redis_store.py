@@ -251,3 +251,27 @@ def test_a_document_deleted_between_the_two_round_trips_is_not_searched(redis_ur
         assert [h.document.name for h in hits] == [kept.name]
 
     asyncio.run(run())
+
+
+def test_texts_are_fetched_at_most_fetch_bytes_a_round_trip(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(file_search_redis, "FETCH_BYTES", 40)
+    a, b = _stores(redis_url)
+    calls: list[str] = []
+    call = b._call
+
+    async def counted(script: str, *args: Any) -> Any:
+        calls.append(script)
+        return await call(script, *args)
+
+    b._call = counted  # type: ignore[method-assign]
+
+    async def run() -> None:
+        store = (await a.create("ns", "s")).name
+        for i in range(5):
+            data = f"zebras number {i} graze".encode()  # 22 bytes: one fits in 40, two do not
+            await a.add_document("ns", store, b"", "text/plain", size=len(data), text=data, display_name=f"d{i}")
+        hits = (await b.snapshot("ns", [store])).search("ns", [store], "zebras", top_k=10)
+        assert [h.document.display_name for h in hits] == [f"d{i}" for i in range(5)]
+
+    asyncio.run(run())
+    assert calls == ["snapshot"] + ["texts"] * 5
