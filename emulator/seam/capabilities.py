@@ -46,9 +46,10 @@ class Embedder(Protocol):
 class ModelServer(Protocol):
     """Engines that can answer for a model the catalogue does not serve (a recording of a model since retired,
     or of production's 404 for an unknown one). True only when the engine holds the answer to this very request:
-    the wire then skips the catalogue's 404 and carries on as for a served model."""
+    the wire then skips the catalogue's 404 and carries on as for a served model. An engine whose state lives
+    elsewhere (the scripted engine on the Redis store) answers an awaitable of the same: the wire awaits it."""
 
-    def serves_model(self, request: GenerateRequest) -> bool: ...
+    def serves_model(self, request: GenerateRequest) -> bool | Awaitable[bool]: ...
 
 
 @runtime_checkable

@@ -286,7 +286,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         if plan.model is not None:
             model, refused = plan.model, None
         else:
-            model, refused = _resolve_call(ctx, target, body, sent, namespace, bool(mode))
+            model, refused = await _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
@@ -448,9 +448,9 @@ async def _searched_then(
             yield chunk
 
 
-def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:
+async def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:
     """The catalogue id serving a generate call (or the model as written, for an engine that serves it)."""
-    model, _ = _resolve(ctx, target, lambda: _probe(target, body, body, namespace, stream))
+    model, _ = await _resolve(ctx, target, lambda: _probe(target, body, body, namespace, stream))
     return model
 
 
@@ -522,18 +522,21 @@ def _probe(
     )
 
 
-def _resolve_call(
+async def _resolve_call(
     ctx: Context, target: Target, body: dict[str, Any], sent: dict[str, Any], namespace: str, stream: bool
 ) -> tuple[str, errors.ApiError | None]:
     """`_resolve` for `call` (the probe built only when an engine capability is asked)."""
     if target.family in TUNED_FAMILIES and ctx.tuned_models is not None:  # a tuned model of the caller's
         return ctx.tuned_models(namespace, target), None
-    return _resolve(ctx, target, lambda: _probe(target, body, sent, namespace, stream))
+    return await _resolve(ctx, target, lambda: _probe(target, body, sent, namespace, stream))
 
 
-def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest]) -> tuple[str, errors.ApiError | None]:
+async def _resolve(
+    ctx: Context, target: Target, probe: Callable[[], GenerateRequest]
+) -> tuple[str, errors.ApiError | None]:
     """The catalogue id serving the call, and None; or, for a model the catalogue refuses but the engine
-    serves (ModelServer), the model as written and the catalogue's refusal."""
+    serves (ModelServer, awaited when its answer is an awaitable), the model as written and the catalogue's
+    refusal."""
     if target.family in REGISTRIES:  # the Vertex Model Registry holds no publisher model (docs/conformance.md)
         raise errors.vertex_registry_model_not_found(target.project, target.location, target.model)
     model = ctx.plan(target).model
@@ -542,8 +545,10 @@ def _resolve(ctx: Context, target: Target, probe: Callable[[], GenerateRequest])
     try:  # the catalogue's refusal, raised afresh for each call
         return _catalogue_model(ctx, target), None
     except errors.ApiError as refusal:
-        if isinstance(ctx.engine, ModelServer) and ctx.engine.serves_model(asked := probe()):
-            return asked.model, refusal
+        if isinstance(ctx.engine, ModelServer):
+            served = ctx.engine.serves_model(asked := probe())
+            if served if isinstance(served, bool) else await served:
+                return asked.model, refusal
         raise
 
 

@@ -118,11 +118,20 @@ class ScriptedEngine:
         for chunk in await asyncio.to_thread(media.dress, request, chunks, None, speech):
             yield chunk
 
-    def serves_model(self, request: GenerateRequest) -> bool:
-        """Only through a replay entry that answers this request and holds a recording of it."""
+    def serves_model(self, request: GenerateRequest) -> bool | Awaitable[bool]:
+        """Only through a replay entry that answers this request and holds a recording of it. On the Redis store,
+        an awaitable of the same (seam.ModelServer): its round trips never hold the event loop."""
+        if self.remote is not None:
+            return self._remote_serves(request)
         if not self.store.holds_kind(request.namespace, "replay"):
             return False
         entry = self.store.peek(request)
+        return entry is not None and self._replays(entry.spec, request)
+
+    async def _remote_serves(self, request: GenerateRequest) -> bool:
+        if not await self.remote.aholds_kind(request.namespace, "replay"):
+            return False
+        entry = await self.remote.apeek(request)
         return entry is not None and self._replays(entry.spec, request)
 
     def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None | Awaitable[dict[str, Any] | None]:

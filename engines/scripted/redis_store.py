@@ -16,9 +16,11 @@ Keys (P is seam.state.KEY_PREFIX + "s:", N a namespace):
                                                         version cannot come back and pass a stale cache)
 
 A plain request costs one round trip (PROBE: each of the caller's and the shared namespace's version, pending
-count and strict setting). With entries, the parsed entries of the version probed are used from this process's
-cache (or SNAPSHOT fetches the ids and only the specs not cached yet), the entry is chosen here (matchers are
-Python: RE2, predicates of JSON paths), and CONSUME serves it atomically only if it is still pending. When another
+count and strict setting), shared with the other requests that probe in the same turn of the event loop: their
+probes go as one PROBE call of every namespace asked (PROBE_BATCH at most), as the journal's group commit does.
+With entries, the parsed entries of the version probed are used from this process's cache (or SNAPSHOT fetches
+the ids and only the specs not cached yet), the entry is chosen here (matchers are Python: RE2, predicates of JSON
+paths), and CONSUME serves it atomically only if it is still pending. When another
 process served it first, a plain entry's place goes, in the same call, to the first plain entry still pending if
 no matched entry was added since the snapshot (the choice a fresh snapshot would make: the matched entries it saw
 did not match); otherwise the choice is made again on a fresh snapshot (MAX_ATTEMPTS bounds it).
@@ -30,6 +32,7 @@ thread) and fixtures (their own threads) call use the sync client. Lua scripts n
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -44,6 +47,7 @@ from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
 
 PREFIX = KEY_PREFIX + "s:"
 MAX_ATTEMPTS = 1000  # choices made again after losing a race (each loss means another request consumed an entry)
+PROBE_BATCH = 256  # namespaces probed in one call at most
 KINDS = ("o:", "e:", "t:", "u:", "m:", "p:")
 
 _TOUCH = """
@@ -94,7 +98,7 @@ return {n, held}
 PROBE = """
 local P = ARGV[1]
 local out = {}
-for i = 2, 3 do
+for i = 2, #ARGV do
   local meta = redis.call('HMGET', P .. 'm:' .. ARGV[i], 'ver', 'strict')
   out[#out + 1] = meta[1] or '0'
   out[#out + 1] = redis.call('LLEN', P .. 'o:' .. ARGV[i])
@@ -208,6 +212,8 @@ class RedisScriptStore:
         self._sync_scripts: dict[str, Any] = {}
         self._aio_scripts: dict[str, Any] = {}
         self._aio_client: Any = None
+        self._probes: dict[str, list[asyncio.Future[list[Any]]]] = {}  # namespace -> its waiting probes
+        self._prober: asyncio.Task[None] | None = None
 
     # --- I/O: one call, through the sync or the asyncio client ------------------------------------------
 
@@ -248,9 +254,43 @@ class RedisScriptStore:
         try:
             call = next(steps)
             while True:
-                call = steps.send(await self._arun(call))
+                result = await (self._aprobe(call[1][1]) if call[0] == "probe" else self._arun(call))
+                call = steps.send(result)
         except StopIteration as done:
             return done.value
+
+    async def _aprobe(self, namespace: str) -> list[Any]:
+        """PROBE of `namespace` and the shared one, sent with every other probe asked in this turn of the loop."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[list[Any]] = loop.create_future()
+        self._probes.setdefault(namespace, []).append(waiter)
+        if self._prober is None or self._prober.done() or self._prober.get_loop() is not loop:
+            self._prober = loop.create_task(self._send_probes())
+        return await waiter
+
+    async def _send_probes(self) -> None:
+        await asyncio.sleep(0)  # let the requests probing in this turn of the loop join
+        while self._probes:
+            names = list(self._probes)[:PROBE_BATCH]
+            waiting = [self._probes.pop(name) for name in names]
+            try:
+                out = await self._arun(("probe", [PREFIX, SHARED, *names]))
+            except BaseException as exc:  # the 503, a bug, or this task cancelled: no waiter is left waiting
+                failed = exc if isinstance(exc, Exception) else self.link.unavailable(exc)
+                for waiters in [*waiting, *self._probes.values()]:
+                    for waiter in waiters:
+                        if not waiter.done():
+                            waiter.set_exception(failed)
+                if not isinstance(exc, Exception):
+                    self._probes.clear()
+                    raise
+                continue
+            shared = out[:3]
+            for i, waiters in enumerate(waiting):
+                own = out[3 + 3 * i : 6 + 3 * i]
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result([*own, *shared])
 
     def _sync(self, method: str, *args: Any) -> Any:
         return self.link.command(method, *args)
@@ -381,14 +421,18 @@ class RedisScriptStore:
         outcome: Outcome = self._drive(self._choose(request, serve=True, accept=accept))
         return outcome.entry
 
+    async def apeek(self, request: GenerateRequest) -> Entry | None:
+        """peek, its round trips awaited (the unknown-model path)."""
+        outcome: Outcome = await self._adrive(self._choose(request, serve=False))
+        return outcome.entry
+
     def holds_kind(self, namespace: str, kind: str) -> bool:
-        """Whether the caller's or the shared script holds an entry of this answer kind (a sync round trip: the
-        unknown-model path asks it; see docs/scaling.md)."""
+        """Whether the caller's or the shared script holds an entry of this answer kind (sync: for threads)."""
         spaces: list[_Cached] = self._drive(self._entries_of(namespace))
         return any(kind in e.spec for cached in spaces for e in cached.entries.values())
 
     async def aholds_kind(self, namespace: str, kind: str) -> bool:
-        """holds_kind, its round trips awaited (the countTokens path)."""
+        """holds_kind, its round trips awaited (the countTokens and unknown-model paths)."""
         spaces: list[_Cached] = await self._adrive(self._entries_of(namespace))
         return any(kind in e.spec for cached in spaces for e in cached.entries.values())
 

@@ -120,9 +120,9 @@ def _healthy(container: str) -> bool:
 
 
 def _wait_ready(stack: Stack) -> None:
-    """Bounded polling: both replicas healthy inside their containers first, then nginx answering for both. In
-    that order: a call nginx sends to a replica still starting marks it failed for 10 s (nginx's default
-    max_fails=1 fail_timeout=10s), and its keys hash to the other replica meanwhile."""
+    """Bounded polling: both replicas healthy inside their containers first, then nginx answering for both (the
+    recipe's max_fails=0 keeps a replica that was still starting in the hash, so nothing waits out a
+    fail_timeout)."""
     deadline = time.monotonic() + READY_WITHIN_S
     waiting = [stack.container(f"emulator-{i}") for i in range(len(REPLICAS))]
     while waiting and time.monotonic() < deadline:

@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,12 +132,12 @@ def replicas() -> Iterator[dict[str, Served]]:
             server.terminate()
 
 
-@pytest.fixture(scope="module", params=["nginx", "haproxy"])
-def proxy(request: pytest.FixtureRequest, replicas: dict[str, Served]) -> Iterator[Proxy]:
-    kind = str(request.param)
+@contextmanager
+def running_proxy(kind: str, ports: dict[str, int]) -> Iterator[str]:
+    """The `kind` proxy with the document's recipe on `ports` (replica names and "proxy"), in the foreground; its
+    URL. A proxy whose binary is absent skips."""
     if not os.access(BINARIES[kind], os.X_OK):
         pytest.skip(f"{BINARIES[kind]} is absent: `apt-get install {kind}` (Debian's package) brings it")
-    ports = {name: served.port for name, served in replicas.items()} | {"proxy": free_port("127.0.0.1")}
     directory = Path(tempfile.mkdtemp(prefix=f"gemini-emulator-{kind}-"))
     directory.chmod(0o755)  # nginx's workers run as another user when the test runs as root
     command = (_nginx_conf if kind == "nginx" else _haproxy_conf)(directory, ports)
@@ -146,7 +146,7 @@ def proxy(request: pytest.FixtureRequest, replicas: dict[str, Served]) -> Iterat
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         _wait_listening(proc, ports["proxy"], log)
-        yield Proxy(kind, f"http://127.0.0.1:{ports['proxy']}", replicas)
+        yield f"http://127.0.0.1:{ports['proxy']}"
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)  # both: a fast shutdown
@@ -156,6 +156,14 @@ def proxy(request: pytest.FixtureRequest, replicas: dict[str, Served]) -> Iterat
                 proc.kill()
                 proc.wait()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=["nginx", "haproxy"])
+def proxy(request: pytest.FixtureRequest, replicas: dict[str, Served]) -> Iterator[Proxy]:
+    kind = str(request.param)
+    ports = {name: served.port for name, served in replicas.items()} | {"proxy": free_port("127.0.0.1")}
+    with running_proxy(kind, ports) as url:
+        yield Proxy(kind, url, replicas)
 
 
 def replica_of(url: str, key: str | None) -> str:
@@ -291,3 +299,23 @@ def test_live_websocket_upgrades_through_the_proxy_to_the_keys_replica(proxy: Pr
     assert asyncio.run(_live_turn(url, "hello")) == f"live for {key}"
     with closing(AdminClient(proxy.replicas[replica_of(proxy.url, key)].url, api_key=key)) as direct:
         assert direct.pending() == []
+
+
+def test_a_replica_that_was_still_starting_gets_its_keys_at_once() -> None:
+    """nginx's recipe keeps a replica in the hash however its connections failed (`max_fails=0`): while r1 is not
+    listening yet its keys' calls go on to r0 (nginx's next upstream), and once r1 answers its health route the
+    next call of one of its keys reaches it, rather than r0 for nginx's default 10 s `fail_timeout`."""
+    r0 = spawn("--replica", "r0")
+    r1_port = free_port("127.0.0.1")
+    ports = {"r0": r0.port, "r1": r1_port, "proxy": free_port("127.0.0.1")}
+    r1: Served | None = None
+    try:
+        with running_proxy("nginx", ports) as url:
+            keys = [f"starting-key-{i}" for i in range(12)]
+            assert {replica_of(url, key) for key in keys} == {"r0"}  # r1 refused each of its keys' connections
+            r1 = spawn("--replica", "r1", port=r1_port)  # returns once its health route answers
+            assert "r1" in {replica_of(url, key) for key in keys}
+    finally:
+        r0.terminate()
+        if r1 is not None:
+            r1.terminate()

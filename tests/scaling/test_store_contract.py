@@ -123,6 +123,29 @@ def test_redis_answer_is_async_and_one_round_trip(redis_url: str, redis_server: 
     assert sum(v["calls"] for k, v in stats.items() if k != "cmdstat_config|resetstat") <= 1 + 6  # inside the Lua
 
 
+def test_redis_probes_of_one_loop_turn_share_one_call(redis_url: str, redis_server: Any) -> None:
+    """Requests that probe in the same turn of the event loop share one PROBE call (a group probe), and each still
+    gets its own namespace's answer: 20 namespaces without entries cost one call between them; beside them, 10
+    namespaces with one entry each are each served their own entry, exactly once."""
+    book = RedisScriptStore(RedisLink(redis_url))
+    for i in range(10):
+        book.add(f"owner-{i}", [{"text": f"for owner {i}"}])
+
+    async def run() -> tuple[list[Any], list[Any]]:
+        await book.answer(ask("x", namespace="warm"))  # the scripts are loaded, the connection made
+        redis_server.client().config_resetstat()
+        plain = await asyncio.gather(*(book.answer(ask("x", namespace=f"empty-{i}")) for i in range(20)))
+        calls = redis_server.client().info("commandstats")["cmdstat_evalsha"]["calls"]
+        owned = await asyncio.gather(*(book.answer(ask("x", namespace=f"owner-{i % 10}")) for i in range(20)))
+        return [calls, *plain], owned
+
+    (calls, *plain), owned = asyncio.run(run())
+    assert calls == 1 and all(outcome.entry is None for outcome in plain)
+    texts = [None if outcome.entry is None else outcome.entry.spec["text"] for outcome in owned]
+    for i in range(10):  # each namespace's two requests: one served its entry, the other nothing
+        assert sorted([texts[i], texts[i + 10]], key=str) == sorted([f"for owner {i}", None], key=str)
+
+
 def finish(journal: Any, namespace: str, path: str = "/p", key: str = "SECRET-KEY-123") -> None:
     record = journal.begin("POST", path, {"key": key}, [(b"x-goog-api-key", key.encode()), (b"host", b"h")])
     record.namespace = namespace

@@ -5,14 +5,15 @@ journal whole from any worker, a killed worker, Redis restarted mid-run; and --w
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -202,42 +203,54 @@ def test_redis_restarted_mid_run(serve: Any, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("method", "path"),
+    ("method", "path", "answered"),
     [
-        ("POST", "/v1beta/models/gemini-2.5-flash:countTokens"),  # asks the store for a replay entry
-        ("GET", "/__emulator/resources?kind=batches"),  # the admin view of the batch jobs held in Redis
-        ("GET", "/v1beta/fileSearchStores"),  # the file search stores room (stores/file_search_redis.py)
-        ("GET", "/__emulator/resources?kind=fileSearchStores"),  # ... and their admin view, in a worker thread
+        ("POST", "/v1beta/models/gemini-2.5-flash:countTokens", 200),  # asks the store for a replay entry
+        ("GET", "/__emulator/resources?kind=batches", 200),  # the admin view of the batch jobs held in Redis
+        ("POST", "/v1beta/models/gemini-0.9-retired:generateContent", 404),  # could a replay entry serve it?
+        ("GET", "/v1beta/fileSearchStores", 200),  # the file search stores room (stores/file_search_redis.py)
+        ("GET", "/__emulator/resources?kind=fileSearchStores", 200),  # ... and their admin view, in a worker thread
     ],
 )
-def test_a_redis_that_hangs_holds_no_event_loop(serve: Any, tmp_path: Path, method: str, path: str) -> None:
+def test_a_redis_that_hangs_holds_no_event_loop(
+    serve: Any, tmp_path: Path, method: str, path: str, answered: int
+) -> None:
     """On a Redis that accepted the connection but no longer answers (SIGSTOP), each request that needs it waits
-    for its 503 while the process goes on serving others: countTokens asks the store whether a replay entry could
-    answer it, and the admin API's resource views read the batch jobs (in a worker thread, never on the loop)."""
+    for its 503 (the 2 s socket timeout) while the process goes on serving others: countTokens asks the store
+    whether a replay entry could answer it, so does a call for a model the catalogue does not know, and the admin
+    API's resource views read the batch jobs (in a worker thread, never on the loop). Five such requests are sent
+    whole before the health check connects; a loop held by any of them would answer health after its 503."""
     redis = RedisServer(tmp_path / "redis").start()
     assert redis.process is not None
     try:
         served = serve(redis.url)
         body = BODY if method == "POST" else None
-        assert httpx.request(method, served.url + path, json=body, headers=KEY).status_code == 200  # connected
+        assert httpx.request(method, served.url + path, json=body, headers=KEY).status_code == answered  # connected
         os.kill(redis.process.pid, signal.SIGSTOP)
-        sent = threading.Barrier(6)
+        payload = json.dumps(body).encode() if body is not None else b""
+        raw = (
+            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-goog-api-key: {KEY['x-goog-api-key']}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
+        ).encode() + payload
+        waiting = []
+        for _ in range(5):
+            conn = socket.create_connection(("127.0.0.1", int(served.url.rsplit(":", 1)[1])), timeout=30)
+            conn.sendall(raw)
+            waiting.append(conn)
 
-        def counted() -> int:
-            with httpx.Client(base_url=served.url, headers=KEY, timeout=30) as http:
-                hooks = {"request": [lambda _: sent.wait(10)]}
-                http.event_hooks = hooks
-                return http.request(method, path, json=body).status_code
-
-        with ThreadPoolExecutor(5) as pool:
-            waiting = [pool.submit(counted) for _ in range(5)]
-            sent.wait(10)  # all five are on their way
-            began = time.monotonic()
-            health = httpx.get(served.url + "/__emulator/health", timeout=30)
-            answered_in = time.monotonic() - began
-            statuses = [w.result(timeout=60) for w in waiting]
-        assert health.status_code == 200 and answered_in < 1.0  # a blocked loop would take the 2 s socket timeout
-        assert statuses == [503] * 5
+        health = httpx.get(served.url + "/__emulator/health", timeout=30)
+        # A loop held by one of the five would have sent that one's 503 before health's answer: bytes waiting.
+        answered_first, _, _ = select.select(waiting, [], [], 0)
+        statuses = []
+        for conn in waiting:
+            got = b""
+            while chunk := conn.recv(65536):
+                got += chunk
+            conn.close()
+            statuses.append(got.split(b"\r\n", 1)[0])
+        assert health.status_code == 200
+        assert answered_first == []
+        assert statuses == [b"HTTP/1.1 503 Service Unavailable"] * 5
     finally:
         if redis.process is not None:
             os.kill(redis.process.pid, signal.SIGCONT)

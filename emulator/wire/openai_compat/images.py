@@ -166,7 +166,7 @@ async def _gemini(
     record.body = sent
     call = Target("call", DEVELOPER, target.family, "v1beta", model="models/" + ask.model, method="generateContent")
     native = validate.check_fields(sent, "GenerateContentRequest", DEVELOPER, "v1beta")
-    model = handlers.resolve_model(ctx, call, native, record.namespace, False)
+    model = await handlers.resolve_model(ctx, call, native, record.namespace, False)
     gen, _, _, answer = handlers.start_generation(ctx, call, model, native, record.namespace, False, sent=sent)
     try:
         chunks: list[Chunk] = await sending.until_hang_up(receive, handlers.collect(answer))

@@ -113,7 +113,7 @@ async def _chat(
     method = "streamGenerateContent" if chat.stream else "generateContent"
     call = Target("call", DEVELOPER, target.family, target.version, model="models/" + chat.model, method=method)
     native = validate.check_fields(chat.native, "GenerateContentRequest", DEVELOPER, target.version)  # normalised
-    model = handlers.resolve_model(ctx, call, native, record.namespace, chat.stream)
+    model = await handlers.resolve_model(ctx, call, native, record.namespace, chat.stream)
     gen, builder, _ = handlers.prepare_generation(ctx, call, model, native, record.namespace, chat.stream, chat.native)
     created = int(time.time())
     printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)
