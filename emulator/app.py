@@ -21,6 +21,7 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
+from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
 from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
@@ -132,7 +133,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     deferred = journal.deferred
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
-    rooms.register(admin, ctx)  # operations, files
+    if check_store(settings.store) != MEMORY:  # file search stores in Redis (stores/file_search_redis.py)
+        ctx.shared_search = RedisFileSearchStores(link(settings.store), settings.file_search_budget_bytes)
+    rooms.register(admin, ctx)  # operations, files, file search stores
     if check_store(settings.store) == MEMORY:
         batch_room = batches.Batches(ctx.operations)
     else:  # batch jobs and their plans on Redis, seen and answered once by every process (stores/batches_redis.py)

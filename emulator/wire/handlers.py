@@ -32,6 +32,7 @@ from gemini_emulator.stores.agents import AgentStore
 from gemini_emulator.stores.caches import CacheStore
 from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
+from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
 from gemini_emulator.stores.files import FileAccess, FileReader, FileStore
 from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.operations import OperationStore
@@ -121,6 +122,9 @@ class Context:
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
         # file search stores and their documents (wire/resources/file_search.py serves them)
         self.file_search = FileSearchStores(budget_bytes=settings.file_search_budget_bytes)
+        # ... or, on `--store redis://...`, in Redis, shared by every process (app.py sets it; the room and
+        # searched.py take it in place of `file_search`)
+        self.shared_search: RedisFileSearchStores | None = None
         self.files = FileStore(  # uploaded and generated files (wire/resources/files.py serves them)
             budget_bytes=settings.files_budget_bytes,
             memory_bytes=settings.files_memory_bytes,
@@ -406,6 +410,8 @@ def prepare_generation(
 def answer_of(ctx: Context, gen: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
     """The engine's answer to `gen`: a list when the engine has all of it at once (seam.ReadyAnswerer), else its
     chunks as they come, which end, at a shutdown's deadline, with an error (wire/draining.py)."""
+    if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
+        return ctx.drain.until(_searched_then(ctx, gen, gen.retrieved, ctx.ready_engine))
     ready = ctx.ready_engine
     if ready is not None:
         if ctx.drain.ended:
@@ -428,8 +434,25 @@ def start_generation(
     the engine is asked when they are first awaited. The OpenAI-compatible surface (wire.openai_compat), batches,
     media, Interactions and Live come through here, with the bodies they translated."""
     gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, stream, sent)
+    if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
+        return gen, builder, extra, ctx.drain.until(_searched_then(ctx, gen, gen.retrieved, None))
     # The chunks end, at a shutdown's deadline, with an error (wire/draining.py).
     return gen, builder, extra, ctx.drain.until(ctx.engine.generate(gen))
+
+
+async def _searched_then(
+    ctx: Context, gen: GenerateRequest, pending: searched.Pending, ready: ReadyAnswerer | None
+) -> AsyncIterator[Chunk]:
+    """The engine's chunks once the request's fileSearch tools have searched the stores in Redis (what the
+    engine is handed as `gen.retrieved`); a store that is not the caller's is the error before any chunk."""
+    gen.retrieved = await pending.resolve()
+    answer = ready.answer_ready(gen) if ready is not None else ctx.engine.generate(gen)
+    if isinstance(answer, list):
+        for chunk in answer:
+            yield chunk
+    else:
+        async for chunk in answer:
+            yield chunk
 
 
 async def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:
@@ -608,7 +631,12 @@ def _generate_request(
         system, tools, tool_config = cache.system_instruction, cache.tools, cache.tool_config
         _add_cached(usage, cache)
         prompt_tokens = usage.prompt
-    retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace) if tools else []
+    if not tools:
+        retrieved: list[dict[str, Any]] = []
+    elif ctx.shared_search is None:
+        retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace)
+    else:  # in Redis: searched when the engine is first asked (answer_of, start_generation), awaited
+        retrieved = searched.pending(ctx.shared_search, target, tools, contents, namespace)
     # GenerateRequest's fields in their order: a call by keywords costs twice as much (CPython gathers them in a
     # dict first); tests/wire/test_positional_builds.py holds these calls to their keyword spelling.
     request = GenerateRequest(
