@@ -21,6 +21,7 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
+from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.templates import TemplateStore
@@ -130,6 +131,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         journal = RedisJournal(link(settings.store), settings.journal_cap)
     deferred = journal.deferred
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
+    if check_store(settings.store) != MEMORY:  # cached contents on Redis, seen by every process (caches_redis.py)
+        ctx.caches = ctx.shared_caches = RedisCacheStore(link(settings.store))
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
     rooms.register(admin, ctx)  # operations, files
     if check_store(settings.store) == MEMORY:

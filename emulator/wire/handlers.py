@@ -30,6 +30,7 @@ from gemini_emulator.seam import (
 )
 from gemini_emulator.stores.agents import AgentStore
 from gemini_emulator.stores.caches import CacheStore
+from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.files import FileStore
@@ -110,7 +111,10 @@ class Context:
         # by target, at most _PLANS_MAX: by its id (a frozen dataclass hashes all its fields in Python, on each
         # look-up), with the target kept beside its plan, so that no other target takes its id while it is here
         self._plans: dict[int, tuple[Target, CallPlan]] = {}
-        self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
+        # cachedContents, per namespace (wire/resources/caches.py serves them); on `--store redis://` app.py sets
+        # both to the Redis store (stores/caches_redis.py), whose entry a generate call reads before it is built
+        self.caches: CacheStore | RedisCacheStore = CacheStore()
+        self.shared_caches: RedisCacheStore | None = None
         self.voices = Voices()  # custom voices, per namespace (wire/resources/voices.py serves them)
         # managed agents and their sandboxes, per namespace (wire/resources/agents.py, environments.py serve them;
         # interactions and triggers name them)
@@ -284,6 +288,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         else:
             model, refused = _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
+        if ctx.shared_caches is not None and len(body) > 1:  # the Redis store: the named cache read first
+            await cached.fetch(ctx.shared_caches, target, body, namespace)
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
         gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent)
