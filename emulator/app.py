@@ -24,6 +24,7 @@ from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
 from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.live_redis import RedisLiveShared
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
@@ -154,6 +155,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["environments"] = environments.AdminView(ctx.environments)  # their sandboxes and files
     # Live API sessions, resumption handles, ephemeral tokens
     sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
+    if check_store(settings.store) != MEMORY:  # tokens and handles on Redis; open sessions stay here
+        sessions.shared = RedisLiveShared(link(settings.store))
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
     template_store = TemplateStore()  # server prompt templates (Firebase AI Logic): the file's, shared by all

@@ -4,12 +4,15 @@ and raw HTTP over real sockets; and what a request gets while that Redis cannot 
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import websockets
 from google import genai
 from google.genai import types
 from test_workers import KEY, serve  # noqa: F401  (serve: the fixture that starts the processes)
@@ -21,6 +24,11 @@ from redis_env import RedisServer
 
 MODEL = "gemini-2.5-flash"
 BIG = "Paris is the capital of France. The Eiffel Tower is in Paris. " * 200  # over the minimum
+LIVE_MODEL = "models/gemini-2.5-flash-native-audio-latest"
+CONSTRAINED = "/ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContentConstrained"
+LIVE = "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent"
+TEXT_SETUP = {"model": LIVE_MODEL, "generationConfig": {"responseModalities": ["TEXT"]}}
+HI = {"clientContent": {"turns": [{"role": "user", "parts": [{"text": "hi"}]}], "turnComplete": True}}
 UNAVAILABLE = {"code": 503, "message": "The service is currently unavailable.", "status": "UNAVAILABLE"}
 
 
@@ -91,6 +99,7 @@ def test_an_unreachable_redis_is_the_503_envelope(tmp_path: Path) -> None:
                 f"/v1beta/models/{MODEL}:generateContent",
                 {"contents": [{"parts": [{"text": "hi"}]}], "cachedContent": name},
             ),
+            ("POST", "/v1alpha/auth_tokens", {"uses": 1}),
         ]
         for method, path, body in asks:
             began = time.monotonic()
@@ -98,6 +107,74 @@ def test_an_unreachable_redis_is_the_503_envelope(tmp_path: Path) -> None:
             assert time.monotonic() - began < 5
             assert answer.status_code == 503, (method, path, answer.text)
             assert answer.json()["error"] == UNAVAILABLE
+        live = running.url.replace("http", "ws", 1) + CONSTRAINED + "?access_token=auth_tokens/x"
+        _, code, reason = asyncio.run(_live(live, {"model": LIVE_MODEL}))
+        assert (code, reason) == (1011, UNAVAILABLE["message"])  # a Live session: the 503 as its close frame
     finally:
         running.stop()
         redis.stop()
+
+
+async def _live(url: str, setup: dict[str, Any], turn: bool = True) -> tuple[list[dict[str, Any]], int, str]:
+    """A Live session over a real WebSocket: the setup, a turn, the frames until the turn completes (then closed
+    by us: code 1000) or until the server closes (its code and reason)."""
+    frames: list[dict[str, Any]] = []
+    async with websockets.connect(url) as ws:
+        try:
+            await ws.send(json.dumps({"setup": setup}))
+            if turn:
+                await ws.send(json.dumps(HI))
+            while True:
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                frames.append(frame)
+                if "turnComplete" in frame.get("serverContent", {}) or (not turn and "setupComplete" in frame):
+                    return frames, 1000, ""
+        except websockets.ConnectionClosed as closed:
+            assert closed.rcvd is not None
+            return frames, closed.rcvd.code, closed.rcvd.reason
+
+
+@pytest.mark.slow
+def test_a_token_minted_on_one_process_starts_sessions_on_another_and_handles_resume_across(
+    serve: Any,  # noqa: F811 (test_workers' fixture)
+    redis_url: str,
+) -> None:
+    a, b = serve(redis_url), serve(redis_url)
+    entries = [{"text": "on b"}, {"text": "on a"}, {"text": "resumed"}]
+    httpx.post(a.url + "/__emulator/script", json=entries, headers=KEY).raise_for_status()
+    minted = httpx.post(
+        a.url + "/v1alpha/auth_tokens",
+        json={"uses": 2, "bidiGenerateContentSetup": {"generationConfig": {"responseModalities": ["TEXT"]}}},
+        headers=KEY,
+    )
+    assert minted.status_code == 200, minted.text
+    name = minted.json()["name"]
+
+    def ws(base: str, path: str, query: str) -> str:
+        return base.replace("http", "ws", 1) + path + query
+
+    on_b = asyncio.run(_live(ws(b.url, CONSTRAINED, f"?access_token={name}"), {"model": LIVE_MODEL}))
+    assert (
+        on_b[1] == 1000
+        and "".join(
+            p.get("text", "") for f in on_b[0] for p in f.get("serverContent", {}).get("modelTurn", {}).get("parts", [])
+        )
+        == "on b"
+    )  # the token's locked TEXT, read on B
+    assert asyncio.run(_live(ws(a.url, CONSTRAINED, f"?access_token={name}"), {"model": LIVE_MODEL}))[1] == 1000
+    _, code, reason = asyncio.run(_live(ws(b.url, CONSTRAINED, f"?access_token={name}"), {"model": LIVE_MODEL}))
+    assert (code, reason) == (1008, "Ephemeral token has no uses left.")  # two uses, spent on B then A
+
+    key = f"?key={KEY['x-goog-api-key']}"
+    frames, code, _ = asyncio.run(_live(ws(a.url, LIVE, key), TEXT_SETUP | {"sessionResumption": {}}))
+    handles = [f["sessionResumptionUpdate"]["newHandle"] for f in frames if "sessionResumptionUpdate" in f]
+    if not handles:  # the update may follow turnComplete: read it from the admin listing instead
+        listed = httpx.get(a.url + "/__emulator/resources", params={"kind": "liveSessions"}, headers=KEY).json()
+        handles = [i["name"] for i in listed["resources"]["liveSessions"] if i["kind"] == "resumptionHandle"]
+    assert handles
+    resumed = TEXT_SETUP | {"sessionResumption": {"handle": handles[-1]}}
+    _, code, reason = asyncio.run(_live(ws(b.url, LIVE, key), resumed, turn=False))
+    assert (code, reason) == (1000, "")  # B found the handle A saved
+    unknown = TEXT_SETUP | {"sessionResumption": {"handle": "live-" + "0" * 32}}
+    _, code, reason = asyncio.run(_live(ws(b.url, LIVE, key), unknown, turn=False))
+    assert (code, reason) == (1008, "Requested entity was not found.")
