@@ -25,6 +25,7 @@ from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.live_redis import RedisLiveShared
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
@@ -132,8 +133,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         journal = RedisJournal(link(settings.store), settings.journal_cap)
     deferred = journal.deferred
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
-    if check_store(settings.store) != MEMORY:  # cached contents on Redis, seen by every process (caches_redis.py)
+    if check_store(settings.store) != MEMORY:  # cached contents and Veo's operations on Redis, for every process
         ctx.caches = ctx.shared_caches = RedisCacheStore(link(settings.store))
+        delay_s = settings.operation_delay_ms / 1000
+        ctx.shared_operations = RedisOperationStore(link(settings.store), default_delay_s=delay_s)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
     rooms.register(admin, ctx)  # operations, files
     if check_store(settings.store) == MEMORY:

@@ -35,6 +35,7 @@ from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.files import FileStore
 from gemini_emulator.stores.operations import OperationStore
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
     auth,
@@ -122,6 +123,8 @@ class Context:
         self.environments = EnvironmentStore()
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
+        # ... and on `--store redis://` (set by app.py) Veo's, shared by every process (stores/operations_redis.py)
+        self.shared_operations: RedisOperationStore | None = None
         # file search stores and their documents (wire/resources/file_search.py serves them)
         self.file_search = FileSearchStores(budget_bytes=settings.file_search_budget_bytes)
         self.files = FileStore(  # uploaded and generated files (wire/resources/files.py serves them)

@@ -100,6 +100,9 @@ def test_an_unreachable_redis_is_the_503_envelope(tmp_path: Path) -> None:
                 {"contents": [{"parts": [{"text": "hi"}]}], "cachedContent": name},
             ),
             ("POST", "/v1alpha/auth_tokens", {"uses": 1}),
+            ("GET", "/v1beta/operations", None),
+            ("GET", "/v1beta/models/veo-3.0-generate-001/operations/abc", None),
+            ("POST", "/v1beta/models/veo-3.0-generate-001:predictLongRunning", {"instances": [{"prompt": "x"}]}),
         ]
         for method, path, body in asks:
             began = time.monotonic()
@@ -178,3 +181,56 @@ def test_a_token_minted_on_one_process_starts_sessions_on_another_and_handles_re
     unknown = TEXT_SETUP | {"sessionResumption": {"handle": "live-" + "0" * 32}}
     _, code, reason = asyncio.run(_live(ws(b.url, LIVE, key), unknown, turn=False))
     assert (code, reason) == (1008, "Requested entity was not found.")
+
+
+VEO = "veo-3.0-generate-001"
+
+
+@pytest.mark.slow
+def test_a_video_operation_started_on_one_process_is_polled_done_listed_and_cancelled_on_another(
+    serve: Any,  # noqa: F811 (test_workers' fixture)
+    redis_url: str,
+) -> None:
+    a, b = serve(redis_url), serve(redis_url)
+    entries = [
+        {"match": {"text": "quick"}, "text": "ok"},
+        {"match": {"text": "broken"}, "error": {"code": 400, "message": "Veo refused this prompt"}},
+        {"match": {"text": "slow"}, "text": "ok", "delayMs": 4000},
+    ]
+    httpx.post(a.url + "/__emulator/script", json=entries, headers=KEY).raise_for_status()
+    start_path = f"/v1beta/models/{VEO}:predictLongRunning"
+    started = httpx.post(a.url + start_path, json={"instances": [{"prompt": "a quick cat"}]}, headers=KEY)
+    assert started.status_code == 200 and list(started.json()) == ["name"]
+    name = started.json()["name"]
+    deadline = time.monotonic() + 10
+    seen = httpx.get(f"{b.url}/v1beta/{name}", headers=KEY).json()
+    while not seen.get("done"):
+        assert time.monotonic() < deadline, seen
+        time.sleep(0.05)
+        seen = httpx.get(f"{b.url}/v1beta/{name}", headers=KEY).json()
+    (sample,) = seen["response"]["generateVideoResponse"]["generatedSamples"]
+    assert httpx.get(f"{a.url}/v1beta/{name}", headers=KEY).json() == seen  # one result, whoever reads it
+    assert sample["video"]["uri"].startswith(a.url)  # the file is where it was made (files: per process here)
+    assert httpx.get(sample["video"]["uri"], headers=KEY).status_code == 200
+
+    vertex = "/v1beta1/projects/p/locations/us-central1/publishers/google/models/" + VEO
+    bearer = {"authorization": "Bearer " + KEY["x-goog-api-key"]}
+    broken = {"instances": [{"prompt": "a broken one"}]}
+    failed = httpx.post(a.url + vertex + ":predictLongRunning", json=broken, headers=bearer).json()["name"]
+    fetch = b.url + vertex + ":fetchPredictOperation"
+    deadline = time.monotonic() + 10
+    fetched = httpx.post(fetch, json={"operationName": failed}, headers=bearer).json()
+    while not fetched.get("done"):  # polled on B the way google-genai polls Vertex
+        assert time.monotonic() < deadline, fetched
+        time.sleep(0.05)
+        fetched = httpx.post(fetch, json={"operationName": failed}, headers=bearer).json()
+    assert fetched["error"] == {"code": 3, "message": "Veo refused this prompt"}
+
+    held = httpx.post(a.url + start_path, json={"instances": [{"prompt": "a slow dog"}]}, headers=KEY).json()["name"]
+    listed = httpx.get(b.url + "/v1beta/operations", headers=KEY).json()["operations"]
+    assert [o["name"] for o in listed] == [held, failed, name]  # newest first, on B
+    assert httpx.post(f"{b.url}/v1beta/{held}:cancel", headers=KEY).json() == {}
+    cancelled = httpx.get(f"{a.url}/v1beta/{held}", headers=KEY).json()
+    assert cancelled["done"] and cancelled["error"]["code"] == 1
+    assert httpx.delete(f"{a.url}/v1beta/{name}", headers=KEY).json() == {}
+    assert httpx.get(f"{b.url}/v1beta/{name}", headers=KEY).status_code == 404
