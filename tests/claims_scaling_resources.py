@@ -105,11 +105,13 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
         "the Redis operation store (stores/operations_redis.py)",
         "an operation created through one store is done through another on the wall clock once its producer gives"
         " the result; a cancel outlasts the producer's later result; a result past the byte budget fails the"
-        " operation; the bound forgets the oldest done first; each call is one round trip",
+        " operation; the bound forgets the oldest done first; each call is one round trip; a producer whose lease"
+        " lapses leaves its operation done with UNAVAILABLE, which its late result does not change",
         (
             _OS + "test_made_on_one_done_on_another_and_a_cancel_outlasts_the_result",
             _OS + "test_a_result_past_the_budget_fails_and_the_bound_forgets_done_first",
             _OS + "test_each_call_is_one_round_trip",
+            _OS + "test_a_producer_that_stops_renewing_its_lease_leaves_its_operation_abandoned",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
     ),

@@ -8,21 +8,29 @@ took the predictLongRunning call, which asked the engine once) hands the operati
 one Lua call that leaves a cancelled operation cancelled; every process then reads the one result. File search
 import operations and tuning operations stay with their documents and jobs, which are per process (docs/scaling.md).
 
+A producer that dies mid-generation is noticed: while it works it holds a lease (`P c:N:O`, LEASE_MS, renewed by
+`keep` every third of it); a read that finds the operation still without a result and the lease lapsed ends it
+with ABANDONED (UNAVAILABLE, "the emulator process generating this result stopped"), once, in the same Lua call,
+rather than leaving it running forever (its engine answer cannot be asked again elsewhere: the process that died
+had consumed the script entry).
+
 Bounds: at most `max_per_namespace` operations per caller, past it the oldest done one forgotten (then the oldest),
 as in memory; and, here only, the results' bytes, MAX_BYTES_PER_NAMESPACE per caller and MAX_BYTES in all, counted
 in Redis: a result past one fails its operation with RESOURCE_EXHAUSTED instead (a Vertex video answer carries its
 videos inline).
 
 Keys (P is seam.state.KEY_PREFIX + "o:", N a namespace, O an operation's name):
-  P o:N:O   hash: the operation (kind created ready metadata steps response error held cancelled size)
+  P o:N:O   hash: the operation (kind created ready metadata steps response error held cancelled size leased)
+  P c:N:O   the producer's lease (PX), while it works on the result
   P z:N     sorted set of the caller's names by creation (P seq): newest first in a listing
   P bytes   hash N -> bytes held        P total  bytes held by everyone
 
-Round trips: create 1, get 1, list 1, cancel 1, delete 1, complete 1.
+Round trips: create 1, get 1, list 1, cancel 1, delete 1, complete 1; the producer's lease 1 per LEASE_MS / 3.
 """
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import time
 from collections.abc import Sequence
@@ -46,6 +54,8 @@ from gemini_emulator.stores.operations import (
 PREFIX = KEY_PREFIX + "o:"
 MAX_BYTES_PER_NAMESPACE = 64 << 20
 MAX_BYTES = 512 << 20
+LEASE_MS = 15_000  # a producer not heard from for this long is taken to be dead
+ABANDONED = {"code": 14, "message": "gemini-emulator: the emulator process generating this result stopped."}
 
 _COMMON = """
 local function done(o, now)
@@ -56,12 +66,21 @@ end
 local function forget(P, ns, name)
   local o = P .. 'o:' .. ns .. ':' .. name
   local size = tonumber(redis.call('HGET', o, 'size') or '0')
-  redis.call('DEL', o)
+  redis.call('DEL', o, P .. 'c:' .. ns .. ':' .. name)
   redis.call('ZREM', P .. 'z:' .. ns, name)
   if size ~= 0 then
     redis.call('HINCRBY', P .. 'bytes', ns, -size)
     redis.call('INCRBY', P .. 'total', -size)
   end
+end
+-- A leased operation still without a result whose producer's lease lapsed: ended ABANDONED (true if it was).
+local function abandoned(P, ns, name, now, status)
+  local o = P .. 'o:' .. ns .. ':' .. name
+  local f = redis.call('HMGET', o, 'leased', 'cancelled', 'response', 'error')
+  if f[1] ~= '1' or f[2] == '1' or f[3] or f[4] then return false end
+  if redis.call('EXISTS', P .. 'c:' .. ns .. ':' .. name) == 1 then return false end
+  redis.call('HSET', o, 'error', status, 'held', '0', 'ready', tostring(now), 'leased', '0', 'abandoned', '1')
+  return true
 end
 """
 
@@ -72,7 +91,8 @@ local P, ns, name, now, maxops = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), t
 local o = P .. 'o:' .. ns .. ':' .. name
 if redis.call('EXISTS', o) == 1 then return 0 end
 redis.call('HSET', o, 'kind', ARGV[6], 'created', ARGV[4], 'ready', ARGV[7], 'held', ARGV[8], 'cancelled', '0',
-  'size', 0)
+  'size', 0, 'leased', ARGV[11] ~= '' and '1' or '0')
+if ARGV[11] ~= '' then redis.call('SET', P .. 'c:' .. ns .. ':' .. name, '1', 'PX', tonumber(ARGV[11])) end
 if ARGV[9] ~= '' then redis.call('HSET', o, 'metadata', ARGV[9]) end
 if ARGV[10] ~= '' then redis.call('HSET', o, 'steps', ARGV[10]) end
 local z = P .. 'z:' .. ns
@@ -91,24 +111,33 @@ return 1
 """
 )
 
-READ = """
-return redis.call('HGETALL', KEYS[1])
+READ = (
+    _COMMON
+    + """
+local P, ns, name, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+abandoned(P, ns, name, now, ARGV[5])
+return redis.call('HGETALL', P .. 'o:' .. ns .. ':' .. name)
 """
+)
 
-PAGE = """
-local P, ns, token, size = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+PAGE = (
+    _COMMON
+    + """
+local P, ns, token, size, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local z = P .. 'z:' .. ns
 local start = 0
 if token ~= '' then start = redis.call('ZREVRANK', z, token) or 0 end
 local names = redis.call('ZREVRANGE', z, start, start + size)
 local out = {}
 for i = 1, math.min(#names, size) do
+  abandoned(P, ns, names[i], now, ARGV[6])
   out[#out + 1] = {names[i], redis.call('HGETALL', P .. 'o:' .. ns .. ':' .. names[i])}
 end
 local following = ''
 if #names > size then following = names[size + 1] end
 return {following, out}
 """
+)
 
 CANCEL = (
     _COMMON
@@ -139,14 +168,15 @@ return 1
 """
 )
 
-# The producer's result: 1 given; 0 the operation is gone; -1 cancelled meanwhile; -2/-3 past a byte budget
-# (the operation then fails with ARGV[9], RESOURCE_EXHAUSTED).
+# The producer's result: 1 given; 0 the operation is gone; -1 cancelled meanwhile; -4 ended ABANDONED meanwhile
+# (the lease lapsed); -2/-3 past a byte budget (the operation then fails with ARGV[9], RESOURCE_EXHAUSTED).
 COMPLETE = """
 local P, ns, name, field, value, ready = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local maxns, maxall = tonumber(ARGV[7]), tonumber(ARGV[8])
 local o = P .. 'o:' .. ns .. ':' .. name
 if redis.call('EXISTS', o) == 0 then return 0 end
 if redis.call('HGET', o, 'cancelled') == '1' then return -1 end
+if redis.call('HGET', o, 'abandoned') == '1' then return -4 end
 local old = tonumber(redis.call('HGET', o, 'size') or '0')
 local size = #value
 local used = tonumber(redis.call('HGET', P .. 'bytes', ns) or '0') - old
@@ -154,6 +184,8 @@ local total = tonumber(redis.call('GET', P .. 'total') or '0') - old
 local code = 1
 if used + size > maxns then code = -2 elseif total + size > maxall then code = -3 end
 if code ~= 1 then field, value, size = 'error', ARGV[9], 0 end
+redis.call('DEL', P .. 'c:' .. ns .. ':' .. name)
+redis.call('HSET', o, 'leased', '0')
 redis.call('HDEL', o, 'response', 'error')
 redis.call('HSET', o, field, value, 'size', size)
 if ready ~= '' then redis.call('HSET', o, 'ready', ready, 'held', '0') end
@@ -180,7 +212,15 @@ return #names
 """
 )
 
+KEEP = """
+local c = KEYS[1]
+if redis.call('EXISTS', c) == 0 then return 0 end
+redis.call('PEXPIRE', c, tonumber(ARGV[1]))
+return 1
+"""
+
 SCRIPTS = {
+    "keep": KEEP,
     "create": CREATE,
     "read": READ,
     "page": PAGE,
@@ -214,6 +254,7 @@ class RedisOperationStore:
         self.default_delay_s = default_delay_s
         self.max_per_namespace = max_per_namespace
         self.clock = time.time
+        self.lease_ms = LEASE_MS
         self._aio: dict[str, Any] = {}
         self._aio_client: Any = None
         self._sync: dict[str, Any] = {}
@@ -251,8 +292,10 @@ class RedisOperationStore:
         delay_s: float | None = None,
         steps: list[tuple[float, str]] | None = None,
         hold: bool = False,
+        leased: bool = False,
     ) -> Operation:
-        """OperationStore.create (a result comes later, through `complete`)."""
+        """OperationStore.create (a result comes later, through `complete`); `leased`: its producer holds a lease
+        (renewed by `keep`) until then, and a lapsed one ends the operation ABANDONED."""
         if steps:
             delay = steps[-1][0]
         else:
@@ -264,7 +307,7 @@ class RedisOperationStore:
                 drawn = (f"{parent}/operations/" if parent else "operations/") + new_id()
             args: list[Any] = [PREFIX, namespace, drawn, repr(now), self.max_per_namespace, kind, repr(now + delay)]
             args += ["1" if hold else "0", orjson.dumps(metadata) if metadata is not None else ""]
-            args += [orjson.dumps(steps) if steps else ""]
+            args += [orjson.dumps(steps) if steps else "", self.lease_ms if leased else ""]
             if await self._call("create", args):
                 return self._operation(namespace, drawn, {b"kind": kind.encode()}, now, now + delay, hold, metadata)
             if name is not None:
@@ -290,6 +333,9 @@ class RedisOperationStore:
         if code == -1:
             op.cancelled, op.error, op.response = True, dict(CANCELLED_STATUS), None
             return
+        if code == -4:
+            op.error, op.response, op.held = dict(ABANDONED), None, False
+            return
         if code in (-2, -3):
             field, value = "error", full
         if field == "error":
@@ -299,8 +345,19 @@ class RedisOperationStore:
         if ready is not None:
             op.ready_at, op.held = ready, False
 
+    async def keep(self, op: Operation) -> None:
+        """Renew `op`'s lease every third of it while its producer works (cancel this coroutine when it is
+        done); a renewal that cannot reach Redis is skipped (the link logs it)."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            try:
+                await self._call("keep", [self.lease_ms], [f"{PREFIX}c:{op.namespace}:{op.name}"])
+            except errors.ApiError:
+                pass
+
     async def get(self, namespace: str, name: str) -> Operation | None:
-        flat = await self._call("read", [], [f"{PREFIX}o:{namespace}:{name}"])
+        args = [PREFIX, namespace, name, repr(time.time()), orjson.dumps(ABANDONED)]
+        flat = await self._call("read", args)
         return self.loaded(namespace, name, flat) if flat else None
 
     async def require(self, namespace: str, name: str) -> Operation:
@@ -314,7 +371,8 @@ class RedisOperationStore:
     ) -> tuple[builtins.list[Operation], str]:
         """A page of the caller's operations, newest first, and the next page's token ("" at the end)."""
         size = PAGE_DEFAULT if page_size <= 0 else min(page_size, PAGE_MAX)
-        following, rows = await self._call("page", [PREFIX, namespace, page_token, size])
+        args = [PREFIX, namespace, page_token, size, repr(time.time()), orjson.dumps(ABANDONED)]
+        following, rows = await self._call("page", args)
         return [self.loaded(namespace, _text(n), flat) for n, flat in rows if flat], _text(following)
 
     async def cancel(self, namespace: str, name: str) -> Operation:
@@ -344,7 +402,7 @@ class RedisOperationStore:
         for space in [namespace] if namespace is not None else self.names():
             for raw in self.link.command("zrange", PREFIX + "z:" + space, 0, self.max_per_namespace):
                 name = _text(raw)
-                flat = self._call_sync("read", [], [f"{PREFIX}o:{space}:{name}"])
+                flat = self._call_sync("read", [PREFIX, space, name, repr(time.time()), orjson.dumps(ABANDONED)])
                 if flat:
                     out.append(self.loaded(space, name, flat))
         return out

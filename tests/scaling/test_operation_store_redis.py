@@ -12,7 +12,7 @@ from typing import Any
 
 from gemini_emulator.seam.state import RedisLink
 from gemini_emulator.stores import operations_redis
-from gemini_emulator.stores.operations_redis import RedisOperationStore
+from gemini_emulator.stores.operations_redis import ABANDONED, RedisOperationStore
 
 
 def _stores(url: str, count: int = 2, **kw: Any) -> list[RedisOperationStore]:
@@ -83,3 +83,29 @@ def test_each_call_is_one_round_trip(redis_url: str) -> None:
 
     asyncio.run(run())
     assert calls == ["create", "complete", "read", "page", "cancel", "delete"]
+
+
+def test_a_producer_that_stops_renewing_its_lease_leaves_its_operation_abandoned(redis_url: str) -> None:
+    a, b = _stores(redis_url)
+    a.lease_ms = 300
+
+    async def run() -> None:
+        kept = await a.create("n", "veo", parent="models/v", hold=True, leased=True)
+        dead = await a.create("n", "veo", parent="models/v", hold=True, leased=True)
+        keeper = asyncio.create_task(a.keep(kept))  # the live producer renews; the dead one's lease lapses
+        try:
+            deadline = time.monotonic() + 5
+            while not (await b.require("n", dead.name)).done():
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+            assert (await b.require("n", dead.name)).view()["error"]["code"] == 14  # UNAVAILABLE, once
+            await asyncio.sleep(0.4)  # a lapse passes (nothing to wait on: what is shown is that nothing happens)
+            assert not (await b.require("n", kept.name)).done()
+            await a.complete(kept, response={"ok": 1}, at=0)
+            assert (await b.require("n", kept.name)).view()["response"] == {"ok": 1}
+            await a.complete(dead, response={"late": 1}, at=0)  # a producer back from the dead changes nothing
+            assert (await b.require("n", dead.name)).view()["error"]["code"] == 14 and dead.error == ABANDONED
+        finally:
+            keeper.cancel()
+
+    asyncio.run(run())

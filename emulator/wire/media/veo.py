@@ -20,7 +20,6 @@ import asyncio
 import base64
 import logging
 import uuid
-from collections.abc import Awaitable
 from typing import Any
 
 from starlette.responses import Response
@@ -138,16 +137,25 @@ async def _start(
     vertex = target.backend == VERTEX
     shared = ctx.shared_operations  # the Redis store: the operation polled through every process
     store: OperationStore | RedisOperationStore = shared if shared is not None else ctx.operations
+    where: dict[str, str] = {"parent": f"models/{model}"}
     if vertex:
         parent = f"projects/{target.project or 'project'}/locations/{target.location or 'us-central1'}"
-        name = f"{parent}/publishers/google/models/{model}/operations/{uuid.uuid4()}"
-        made = store.create(namespace, KIND, name=name, hold=True)
+        where = {"name": f"{parent}/publishers/google/models/{model}/operations/{uuid.uuid4()}"}
+    if shared is not None:  # leased: if this process dies before the result, a reader ends it ABANDONED
+        op = await shared.create(namespace, KIND, hold=True, leased=True, **where)
     else:
-        made = store.create(namespace, KIND, parent=f"models/{model}", hold=True)
-    op = await made if isinstance(made, Awaitable) else made
+        op = ctx.operations.create(namespace, KIND, hold=True, **where)
     base = base_url(request, ctx.settings.tls)
 
     async def run() -> None:
+        keeper = asyncio.create_task(shared.keep(op)) if shared is not None else None
+        try:
+            await produce()
+        finally:
+            if keeper is not None:
+                keeper.cancel()
+
+    async def produce() -> None:
         result: dict[str, Any]
         try:
             try:
