@@ -345,13 +345,20 @@ class RedisOperationStore:
         if ready is not None:
             op.ready_at, op.held = ready, False
 
-    async def keep(self, op: Operation) -> None:
-        """Renew `op`'s lease every third of it while its producer works (cancel this coroutine when it is
-        done); a renewal that cannot reach Redis is skipped (the link logs it)."""
-        while True:
-            await asyncio.sleep(self.lease_ms / 3000)
+    async def keep(self, op: Operation, stop: asyncio.Event) -> None:
+        """Renew `op`'s lease every third of it while its producer works, until `stop` is set (the producer is
+        done) or the lease is gone (the result stored, the operation deleted). A renewal that cannot reach Redis
+        is skipped (the link logs it). The producer sets `stop` rather than cancelling this: redis-py may turn a
+        cancel that lands mid-command into a timeout."""
+        while not stop.is_set():
             try:
-                await self._call("keep", [self.lease_ms], [f"{PREFIX}c:{op.namespace}:{op.name}"])
+                await asyncio.wait_for(stop.wait(), self.lease_ms / 3000)
+                return
+            except TimeoutError:
+                pass
+            try:
+                if not await self._call("keep", [self.lease_ms], [f"{PREFIX}c:{op.namespace}:{op.name}"]):
+                    return
             except errors.ApiError:
                 pass
 

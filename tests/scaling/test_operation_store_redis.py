@@ -92,7 +92,8 @@ def test_a_producer_that_stops_renewing_its_lease_leaves_its_operation_abandoned
     async def run() -> None:
         kept = await a.create("n", "veo", parent="models/v", hold=True, leased=True)
         dead = await a.create("n", "veo", parent="models/v", hold=True, leased=True)
-        keeper = asyncio.create_task(a.keep(kept))  # the live producer renews; the dead one's lease lapses
+        stop = asyncio.Event()
+        keeper = asyncio.create_task(a.keep(kept, stop))  # the live producer renews; the dead one's lease lapses
         try:
             deadline = time.monotonic() + 5
             while not (await b.require("n", dead.name)).done():
@@ -106,6 +107,7 @@ def test_a_producer_that_stops_renewing_its_lease_leaves_its_operation_abandoned
             await a.complete(dead, response={"late": 1}, at=0)  # a producer back from the dead changes nothing
             assert (await b.require("n", dead.name)).view()["error"]["code"] == 14 and dead.error == ABANDONED
         finally:
-            keeper.cancel()
+            stop.set()
+            await asyncio.wait_for(keeper, 5)
 
     asyncio.run(run())

@@ -148,12 +148,16 @@ async def _start(
     base = base_url(request, ctx.settings.tls)
 
     async def run() -> None:
-        keeper = asyncio.create_task(shared.keep(op)) if shared is not None else None
+        if shared is None:
+            await produce()
+            return
+        stop = asyncio.Event()
+        keeper = asyncio.create_task(shared.keep(op, stop))  # the lease renewed while the engine answers
         try:
             await produce()
         finally:
-            if keeper is not None:
-                keeper.cancel()
+            stop.set()
+            await keeper
 
     async def produce() -> None:
         result: dict[str, Any]
