@@ -137,14 +137,14 @@ async def _start(
     vertex = target.backend == VERTEX
     shared = ctx.shared_operations  # the Redis store: the operation polled through every process
     store: OperationStore | RedisOperationStore = shared if shared is not None else ctx.operations
-    where: dict[str, str] = {"parent": f"models/{model}"}
+    name, parent = None, f"models/{model}"  # the Developer API's: drawn under the model
     if vertex:
-        parent = f"projects/{target.project or 'project'}/locations/{target.location or 'us-central1'}"
-        where = {"name": f"{parent}/publishers/google/models/{model}/operations/{uuid.uuid4()}"}
+        where = f"projects/{target.project or 'project'}/locations/{target.location or 'us-central1'}"
+        name, parent = f"{where}/publishers/google/models/{model}/operations/{uuid.uuid4()}", ""
     if shared is not None:  # leased: if this process dies before the result, a reader ends it ABANDONED
-        op = await shared.create(namespace, KIND, hold=True, leased=True, **where)
+        op = await shared.create(namespace, KIND, name=name, parent=parent, hold=True, leased=True)
     else:
-        op = ctx.operations.create(namespace, KIND, hold=True, **where)
+        op = ctx.operations.create(namespace, KIND, name=name, parent=parent, hold=True)
     base = base_url(request, ctx.settings.tls)
 
     async def run() -> None:
