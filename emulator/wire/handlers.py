@@ -291,7 +291,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         else:
             model, refused = _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
-        if ctx.shared_caches is not None and len(body) > 1:  # the Redis store: the named cache read first
+        if ctx.shared_caches is not None and (len(body) > 1 or not plan.generates):  # Redis: the named cache, read
             await cached.fetch(ctx.shared_caches, target, body, namespace)
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)

@@ -1,6 +1,7 @@
 """The cachedContents contract on the Redis store: every test of tests/wire/resources/test_cached_contents.py
 (google-genai sync and async, Developer and Vertex, raw HTTP: create, use in generate, stream and countTokens,
-list pages, update, delete, expiry, other keys, the admin API, the journal) run again on an emulator whose caches
+list pages, update, delete, expiry, other keys, the admin API, the journal), and the OpenAI-compatible surface's
+extra_body.google.cached_content, run again on an emulator whose caches
 live on a real redis-server (tests/scaling/conftest.py), so both stores pass one suite."""
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ assert _spec is not None and _spec.loader is not None
 _suite = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_suite)
 globals().update({k: v for k, v in vars(_suite).items() if k.startswith("test_")})
+_OPENAI = Path(__file__).parents[1] / "wire" / "test_openai_compat.py"  # a cache named through extra_body.google
+_openai_spec = importlib.util.spec_from_file_location("caches_contract_openai", _OPENAI)
+assert _openai_spec is not None and _openai_spec.loader is not None
+_openai = importlib.util.module_from_spec(_openai_spec)
+_openai_spec.loader.exec_module(_openai)
+test_extra_body_google_reaches_the_native_request = _openai.test_extra_body_google_reaches_the_native_request
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +58,10 @@ def _gemini_resetter(gemini_emulator: RunningEmulator) -> Iterator[AdminClient]:
     admin = AdminClient(gemini_emulator.url, admin_token=gemini_emulator.settings.admin_token)
     yield admin
     admin.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_sync_read_on_the_loop(gemini_emulator: RunningEmulator) -> Iterator[None]:
+    """Every generate path that names a cache read it, awaited, before its call was built (no sync Redis call)."""
+    yield
+    assert gemini_emulator.context.caches.sync_reads == 0
