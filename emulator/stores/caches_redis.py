@@ -17,7 +17,7 @@ Keys (P is seam.state.KEY_PREFIX + "c:", N a namespace, C a cache's name `cached
   P e:N:C   hash: the entry (model served members display tt tm size parent created updated expires), with a TTL
   P z:N     sorted set of the caller's names, scored by creation (P seq): the listing's order, oldest first
   P s:N     hash C -> size (outlives the entry's hash, so the sweep can give its bytes back)
-  P x       sorted set of "N C" over every caller, scored by expiry in ms: the sweep's
+  P x       sorted set of "len(N):N C" over every caller, scored by expiry in ms: the sweep's
   P bytes   hash N -> bytes held        P total  bytes held by everyone
 
 Round trips: create 1 (CREATE: sweep, bounds, the entry), get 1 (READ), list 1 (PAGE), patch 1 (EXPIRY),
@@ -55,12 +55,15 @@ local function passed(a, b)
   if #a ~= #b then return #a < #b end
   return a <= b
 end
+local function member(ns, name)  -- the sweep's "N C", length-prefixed: a namespace may hold any character
+  return #ns .. ':' .. ns .. name
+end
 local function forget(P, ns, name)
   local size = tonumber(redis.call('HGET', P .. 's:' .. ns, name) or '0')
   redis.call('DEL', P .. 'e:' .. ns .. ':' .. name)
   redis.call('ZREM', P .. 'z:' .. ns, name)
   redis.call('HDEL', P .. 's:' .. ns, name)
-  redis.call('ZREM', P .. 'x', ns .. ' ' .. name)
+  redis.call('ZREM', P .. 'x', member(ns, name))
   if size ~= 0 then
     redis.call('HINCRBY', P .. 'bytes', ns, -size)
     redis.call('INCRBY', P .. 'total', -size)
@@ -69,9 +72,10 @@ end
 local function sweep(P, now, limit)
   local ms = math.floor(tonumber(now) / 1000000)
   local due = redis.call('ZRANGEBYSCORE', P .. 'x', '-inf', ms, 'LIMIT', 0, limit)
-  for _, member in ipairs(due) do
-    local cut = string.find(member, ' ', 1, true)
-    local ns, name = string.sub(member, 1, cut - 1), string.sub(member, cut + 1)
+  for _, due_one in ipairs(due) do
+    local cut = string.find(due_one, ':', 1, true)
+    local n = tonumber(string.sub(due_one, 1, cut - 1))
+    local ns, name = string.sub(due_one, cut + 1, cut + n), string.sub(due_one, cut + n + 1)
     local exp = redis.call('HGET', P .. 'e:' .. ns .. ':' .. name, 'expires')
     if not exp or passed(exp, now) then forget(P, ns, name) end
   end
@@ -109,7 +113,7 @@ local ms = math.floor(tonumber(expires) / 1000000)
 redis.call('PEXPIREAT', e, ms + 1)
 redis.call('ZADD', P .. 'z:' .. ns, redis.call('INCR', P .. 'seq'), name)
 redis.call('HSET', P .. 's:' .. ns, name, size)
-redis.call('ZADD', P .. 'x', ms, ns .. ' ' .. name)
+redis.call('ZADD', P .. 'x', ms, member(ns, name))
 redis.call('HINCRBY', P .. 'bytes', ns, size)
 redis.call('INCRBY', P .. 'total', size)
 return {1}
@@ -164,7 +168,7 @@ local e = P .. 'e:' .. ns .. ':' .. name
 redis.call('HSET', e, 'expires', expires, 'updated', now)
 local ms = math.floor(tonumber(expires) / 1000000)
 redis.call('PEXPIREAT', e, ms + 1)
-redis.call('ZADD', P .. 'x', ms, ns .. ' ' .. name)
+redis.call('ZADD', P .. 'x', ms, member(ns, name))
 return redis.call('HMGET', e, unpack(ARGV, 6))
 """
 )

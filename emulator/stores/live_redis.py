@@ -77,8 +77,7 @@ local exp, size = tonumber(ARGV[5]), tonumber(ARGV[9])
 local maxn, maxns, maxall, limit = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
 local due = redis.call('ZRANGEBYSCORE', P .. 'x', '-inf', math.floor(now * 1000), 'LIMIT', 0, limit)
 for _, member in ipairs(due) do
-  local cut = string.find(member, ' ', 1, true)
-  local other, oid = string.sub(member, 1, cut - 1), string.sub(member, cut + 1)
+  local other, oid = string.sub(member, 1, -42), string.sub(member, -40)  -- "N T", T 40 hex digits
   local e = redis.call('HGET', P .. 'k:' .. oid, 'exp')
   if not e or now > tonumber(e) then forget(P, other, oid) end
 end

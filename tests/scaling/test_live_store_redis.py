@@ -53,6 +53,10 @@ def test_expiry_times_hold(redis_url: str) -> None:
         gone = await store.mint("n", 5, now - 1, now - 1, None)
         assert await store.spend(gone.name, resuming=True) == ("expired", None)  # still known: refused as expired
         assert await store.spend("auth_tokens/never") == ("unknown", None)
+        odd = "x y:z"  # an explicit namespace may hold any character: its expired token is still swept
+        await store.mint(odd, 1, time.time() - 1, time.time() - 1, None)
+        await store.mint("n", 1, time.time() + 60, time.time() + 60, None)  # a mint sweeps what expired
+        assert store.held(odd) == 0
 
     asyncio.run(run())
 
