@@ -169,9 +169,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["agents"] = agents.AdminView(ctx.agents)  # managed agents, named by interactions and triggers
     admin.resources["environments"] = environments.AdminView(ctx.environments)  # their sandboxes and files
     # Live API sessions, resumption handles, ephemeral tokens
-    sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
+    sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions, settings.replica)
     if check_store(settings.store) != MEMORY:  # tokens and handles on Redis; open sessions stay here
-        sessions.shared = RedisLiveShared(link(settings.store))
+        sessions.shared = RedisLiveShared(link(settings.store), settings.replica)
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
     template_store = TemplateStore()  # server prompt templates (Firebase AI Logic): the file's, shared by all

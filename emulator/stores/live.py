@@ -71,16 +71,27 @@ class TokensFull(Exception):
     """A mint past the bound over every namespace (or a setup past a namespace's whole budget)."""
 
 
+def new_token_name(replica: str = "") -> str:
+    """A fresh ephemeral token's name: `auth_tokens/` and 48 random hex digits; on a replica given a name
+    (`--replica NAME`) the digits follow `NAME-`, so a proxy can send a Live session opened with the token to the
+    replica that minted it (docs/scaling.md). The name only routes; the digits after it are the secret."""
+    return "auth_tokens/" + (f"{replica}-" if replica else "") + secrets.token_hex(24)
+
+
 class LiveStore:
     """Open sessions, resumption handles and ephemeral tokens, per namespace. With `shared` (the Redis store,
     stores/live_redis.py) tokens and handles live there, and the Live rooms await it instead; the admin calls
     below then read it; open sessions stay here (the process holding their sockets)."""
 
     def __init__(
-        self, per_namespace: int = DEFAULT_SESSIONS_PER_NAMESPACE, total: int = DEFAULT_SESSIONS_TOTAL
+        self,
+        per_namespace: int = DEFAULT_SESSIONS_PER_NAMESPACE,
+        total: int = DEFAULT_SESSIONS_TOTAL,
+        replica: str = "",
     ) -> None:
         self.per_namespace = per_namespace
         self.total = total
+        self.replica = replica  # names the tokens minted here (new_token_name)
         self._open: dict[str, int] = {}
         self._handles: dict[str, OrderedDict[str, Saved]] = {}
         self._tokens: dict[str, Token] = {}  # by name
@@ -201,7 +212,7 @@ class LiveStore:
     ) -> Token:
         """A new token; TokensFull when it would pass the bound over every namespace."""
         token = Token(
-            name="auth_tokens/" + secrets.token_hex(24),
+            name=new_token_name(self.replica),
             namespace=namespace,
             uses=uses,
             expire_time=expire_time,

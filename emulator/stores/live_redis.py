@@ -48,6 +48,7 @@ from gemini_emulator.stores.live import (
     Saved,
     Token,
     TokensFull,
+    new_token_name,
 )
 
 PREFIX = KEY_PREFIX + "t:"
@@ -192,8 +193,9 @@ class RedisLiveShared:
     trips). The request path's calls are coroutines; `tokens`, `handles`, `forget`, `reset` and `counts` (the
     admin API's, off the event loop) use the sync client. A Redis that cannot be reached is the 503."""
 
-    def __init__(self, link: RedisLink) -> None:
+    def __init__(self, link: RedisLink, replica: str = "") -> None:
         self.link = link
+        self.replica = replica  # names the tokens minted here (stores/live.py new_token_name)
         self._aio: dict[str, Any] = {}
         self._aio_client: Any = None
         self._sync: dict[str, Any] = {}
@@ -231,7 +233,7 @@ class RedisLiveShared:
     ) -> Token:
         """A new token (LiveStore.mint); TokensFull past the bound over everyone."""
         token = Token(
-            name="auth_tokens/" + secrets.token_hex(24),
+            name=new_token_name(self.replica),
             namespace=namespace,
             uses=uses,
             expire_time=expire_time,
