@@ -21,9 +21,14 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
+from gemini_emulator.stores.caches_redis import RedisCacheStore
+from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
+from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.interactions_redis import RedisInteractionStore
 from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.live_redis import RedisLiveShared
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.records_redis import (
     RedisAgentStore,
     RedisEnvironmentStore,
@@ -139,8 +144,14 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         journal = RedisJournal(link(settings.store), settings.journal_cap)
     deferred = journal.deferred
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
+    if check_store(settings.store) != MEMORY:  # cached contents and Veo's operations on Redis, for every process
+        ctx.caches = ctx.shared_caches = RedisCacheStore(link(settings.store))
+        delay_s = settings.operation_delay_ms / 1000
+        ctx.shared_operations = RedisOperationStore(link(settings.store), default_delay_s=delay_s)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
-    rooms.register(admin, ctx)  # operations, files
+    if check_store(settings.store) != MEMORY:  # file search stores in Redis (stores/file_search_redis.py)
+        ctx.shared_search = RedisFileSearchStores(link(settings.store), settings.file_search_budget_bytes)
+    rooms.register(admin, ctx)  # operations, files, file search stores
     webhook_store: WebhookStore | RedisWebhookStore
     if check_store(settings.store) == MEMORY:
         batch_room = batches.Batches(ctx.operations)
@@ -153,6 +164,14 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         ctx.agents = RedisAgentStore(shared_link)
         ctx.environments = RedisEnvironmentStore(shared_link)
         ctx.voices = RedisVoices(shared_link)
+        ctx.shared_files = RedisFileStore(  # files and upload sessions (stores/files_redis.py)
+            shared_link,
+            budget_bytes=settings.files_budget_bytes,
+            video_processing_s=settings.file_processing_ms / 1000,
+            replica=settings.replica,
+        )
+        ctx.file_access = ctx.shared_files
+        ctx.files.elsewhere = True  # this process's own store keeps only other rooms' upload sessions
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)
@@ -166,7 +185,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["agents"] = agents.AdminView(ctx.agents)  # managed agents, named by interactions and triggers
     admin.resources["environments"] = environments.AdminView(ctx.environments)  # their sandboxes and files
     # Live API sessions, resumption handles, ephemeral tokens
-    sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
+    sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions, settings.replica)
+    if check_store(settings.store) != MEMORY:  # tokens and handles on Redis; open sessions stay here
+        sessions.shared = RedisLiveShared(link(settings.store), settings.replica)
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
     template_store: TemplateStore | RedisTemplateStore  # server prompt templates (Firebase AI Logic)

@@ -199,9 +199,9 @@ class Settings:
 
     store: str = _setting(
         "memory",
-        "where shared state lives: `memory` (this process) or `redis://host:port/db` (scripts, strict settings and"
-        " the journal in Redis, shared by every worker and replica: docs/scaling.md; `pip install"
-        " gemini-emulator[redis]`)",
+        "where shared state lives: `memory` (this process) or `redis://host:port/db` (scripts, strict settings, the"
+        " journal and the resources docs/scaling.md lists in Redis, shared by every worker and replica;"
+        " `pip install gemini-emulator[redis]`)",
     )
     workers: int = _setting(
         1,

@@ -496,6 +496,7 @@ from claims_music import MUSIC_CLAIMS  # noqa: E402
 from claims_platform import PLATFORM_CLAIMS  # noqa: E402
 from claims_resources import RESOURCE_CLAIMS  # noqa: E402
 from claims_scaling import SCALING_CLAIMS  # noqa: E402
+from claims_scaling_files import SCALING_FILE_CLAIMS  # noqa: E402
 from claims_scaling_redis import SCALING_REDIS_CLAIMS  # noqa: E402
 from claims_scaling_resources import SCALING_RESOURCE_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
@@ -523,4 +524,5 @@ CLAIMS = (
     + tuple(SCALING_CLAIMS)
     + tuple(SCALING_REDIS_CLAIMS)
     + tuple(SCALING_RESOURCE_CLAIMS)
+    + tuple(SCALING_FILE_CLAIMS)
 )

@@ -224,6 +224,11 @@ class FileSearchStore:
     def size(self) -> int:
         return sum(d.size for d in self.documents.values())
 
+    def state_counts(self) -> tuple[int, int, int]:
+        """How many of its documents are active, pending and failed."""
+        states = [d.state for d in self.documents.values()]
+        return states.count("STATE_ACTIVE"), states.count("STATE_PENDING"), states.count("STATE_FAILED")
+
     def view(self) -> dict[str, Any]:
         """Production's FileSearchStore: name, displayName (when set), createTime, updateTime, the document
         counts and sizeBytes (int64 strings, left out at 0 as the captured create answers leave them),
@@ -233,13 +238,9 @@ class FileSearchStore:
             body["displayName"] = self.display_name
         body["createTime"] = stamp(self.created_ns)
         body["updateTime"] = stamp(self.updated_ns)
-        states = [d.state for d in self.documents.values()]
-        for key, state in (
-            ("activeDocumentsCount", "STATE_ACTIVE"),
-            ("pendingDocumentsCount", "STATE_PENDING"),
-            ("failedDocumentsCount", "STATE_FAILED"),
+        for key, count in zip(
+            ("activeDocumentsCount", "pendingDocumentsCount", "failedDocumentsCount"), self.state_counts(), strict=True
         ):
-            count = states.count(state)
             if count:
                 body[key] = str(count)
         if size := self.size:
@@ -490,27 +491,39 @@ class FileSearchStores:
         wanted = set(query_words(query))
         if not wanted:
             return []
-        found: list[tuple[int, int, str, Document, int]] = []
         with self._lock:
             stores = [st for n in store_names if (st := self.get(namespace, n)) is not None]
             docs = [(st.name, d) for st in stores for d in st.documents.values()]
-        order = 0
-        for store_name, doc in docs:
-            if doc.state != "STATE_ACTIVE" or (accept is not None and not accept(doc)):
-                continue
-            scores: dict[int, int] = {}
-            for word in wanted:  # the postings of the query's words only: work grows with the matches
-                mask = doc.index.get(word, 0)
-                while mask:
-                    low = mask & -mask
-                    at = low.bit_length() - 1
-                    scores[at] = scores.get(at, 0) + 1
-                    mask ^= low
-            for at, score in scores.items():
-                found.append((-score, order + at, store_name, doc, at))
-            order += len(doc.chunks)
-        best = heapq.nsmallest(max(1, min(top_k, MAX_TOP_K)), found, key=lambda item: (item[0], item[1]))
-        return [Hit(store, doc, doc.chunks[at], -score) for score, _, store, doc, at in best]
+        return rank(docs, wanted, top_k, accept)
+
+
+def rank(
+    docs: Iterable[tuple[str, Document]],
+    wanted: set[str],
+    top_k: int = DEFAULT_TOP_K,
+    accept: Callable[[Document], bool] | None = None,
+) -> builtins.list[Hit]:
+    """The chunks of the active documents (each with its store's name, in upload order) sharing the most of the
+    `wanted` words (at least one), at most `top_k`, best first, ties in upload order; `accept` filters
+    documents. The memory and the Redis stores both rank with it."""
+    found: list[tuple[int, int, str, Document, int]] = []
+    order = 0
+    for store_name, doc in docs:
+        if doc.state != "STATE_ACTIVE" or (accept is not None and not accept(doc)):
+            continue
+        scores: dict[int, int] = {}
+        for word in wanted:  # the postings of the query's words only: work grows with the matches
+            mask = doc.index.get(word, 0)
+            while mask:
+                low = mask & -mask
+                at = low.bit_length() - 1
+                scores[at] = scores.get(at, 0) + 1
+                mask ^= low
+        for at, score in scores.items():
+            found.append((-score, order + at, store_name, doc, at))
+        order += len(doc.chunks)
+    best = heapq.nsmallest(max(1, min(top_k, MAX_TOP_K)), found, key=lambda item: (item[0], item[1]))
+    return [Hit(store, doc, doc.chunks[at], -score) for score, _, store, doc, at in best]
 
 
 def _page(items: builtins.list[Any], page_size: int, page_token: str) -> tuple[builtins.list[Any], str]:

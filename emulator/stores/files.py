@@ -30,11 +30,11 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from time import monotonic
-from typing import Any
+from typing import Any, Protocol
 
 from gemini_emulator.stores.operations import new_id
 
@@ -253,6 +253,7 @@ class FileStore:
         self._lock = threading.RLock()
         self._dir: str | None = None
         self._finalizer: weakref.finalize | None = None
+        self.elsewhere = False  # True on --store redis://...: the Files API's files are in Redis, not here
 
     # --- bytes -------------------------------------------------------------------------------------
 
@@ -545,3 +546,50 @@ class FileStore:
                     self._release(stored.blob)
             for key in [k for k, v in self._sessions.items() if namespace is None or v.namespace == namespace]:
                 self._sessions.pop(key).spool.discard()
+
+
+class FileReader(Protocol):
+    """The async face of stored files that other rooms read and write through (a generate request's fileData, a
+    batch's input and result files, a generated video, a file search import): FileAccess over the in-memory
+    store, or stores.files_redis.RedisFileStore on `--store redis://...`."""
+
+    remote: bool
+
+    async def get(self, namespace: str, name: str) -> StoredFile | None: ...
+
+    async def read(self, file: StoredFile) -> bytes: ...
+
+    def chunks(self, file: StoredFile) -> AsyncIterator[bytes]: ...
+
+    async def put(
+        self, namespace: str, data: bytes, mime_type: str, display_name: str = "", source: str = "GENERATED"
+    ) -> StoredFile: ...
+
+    async def delete(self, namespace: str, name: str) -> bool: ...
+
+
+class FileAccess:
+    """FileReader over a FileStore: each method answers at once (the memory store holds the bytes here)."""
+
+    remote = False
+
+    def __init__(self, files: FileStore) -> None:
+        self.files = files
+
+    async def get(self, namespace: str, name: str) -> StoredFile | None:
+        return self.files.get(namespace, name)
+
+    async def read(self, file: StoredFile) -> bytes:
+        return self.files.read(file)
+
+    async def chunks(self, file: StoredFile) -> AsyncIterator[bytes]:
+        for chunk in self.files.iter_bytes(file):
+            yield chunk
+
+    async def put(
+        self, namespace: str, data: bytes, mime_type: str, display_name: str = "", source: str = "GENERATED"
+    ) -> StoredFile:
+        return self.files.put(namespace, data, mime_type, display_name, source)
+
+    async def delete(self, namespace: str, name: str) -> bool:
+        return self.files.delete(namespace, name)

@@ -30,10 +30,14 @@ from gemini_emulator.seam import (
 )
 from gemini_emulator.stores.agents import AgentStore
 from gemini_emulator.stores.caches import CacheStore
+from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
-from gemini_emulator.stores.files import FileStore
+from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
+from gemini_emulator.stores.files import FileAccess, FileReader, FileStore
+from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.operations import OperationStore
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.records_redis import RedisAgentStore, RedisEnvironmentStore, RedisVoices
 from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
@@ -111,7 +115,10 @@ class Context:
         # by target, at most _PLANS_MAX: by its id (a frozen dataclass hashes all its fields in Python, on each
         # look-up), with the target kept beside its plan, so that no other target takes its id while it is here
         self._plans: dict[int, tuple[Target, CallPlan]] = {}
-        self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
+        # cachedContents, per namespace (wire/resources/caches.py serves them); on `--store redis://` app.py sets
+        # both to the Redis store (stores/caches_redis.py), whose entry a generate call reads before it is built
+        self.caches: CacheStore | RedisCacheStore = CacheStore()
+        self.shared_caches: RedisCacheStore | None = None
         self.voices: Voices | RedisVoices = Voices()  # custom voices, per namespace (wire/resources/voices.py)
         # managed agents and their sandboxes, per namespace (wire/resources/agents.py, environments.py serve them;
         # interactions and triggers name them)
@@ -119,14 +126,23 @@ class Context:
         self.environments: EnvironmentStore | RedisEnvironmentStore = EnvironmentStore()
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
+        # ... and on `--store redis://` (set by app.py) Veo's, shared by every process (stores/operations_redis.py)
+        self.shared_operations: RedisOperationStore | None = None
         # file search stores and their documents (wire/resources/file_search.py serves them)
         self.file_search = FileSearchStores(budget_bytes=settings.file_search_budget_bytes)
+        # ... or, on `--store redis://...`, in Redis, shared by every process (app.py sets it; the room and
+        # searched.py take it in place of `file_search`)
+        self.shared_search: RedisFileSearchStores | None = None
         self.files = FileStore(  # uploaded and generated files (wire/resources/files.py serves them)
             budget_bytes=settings.files_budget_bytes,
             memory_bytes=settings.files_memory_bytes,
             video_processing_s=settings.file_processing_ms / 1000,
             replica=settings.replica,  # names the upload ids it hands out, for a proxy's routing (docs/scaling.md)
         )
+        # On `--store redis://...` (app.py): every process's files, which the files room serves instead
+        self.shared_files: RedisFileStore | None = None
+        # what other rooms read and make files through: the store above, or this process's own
+        self.file_access: FileReader = FileAccess(self.files)
         # A tuned model's calls (routes.TUNED_FAMILIES): the catalogue id its tuning job's base model is, for the
         # caller's namespace, or the surface's 404; set by the tunings room (wire/resources/tunings.py).
         self.tuned_models: Callable[[str, Target], str] | None = None
@@ -285,6 +301,10 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         else:
             model, refused = await _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
+        if ctx.shared_files is not None:  # on Redis: the files its fileData names, for filedata.check
+            await filedata.prefetch(ctx.shared_files, target, body, namespace)
+        if ctx.shared_caches is not None and (len(body) > 1 or not plan.generates):  # Redis: the named cache, read
+            await cached.fetch(ctx.shared_caches, target, body, namespace)
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
         try:
@@ -408,6 +428,8 @@ def prepare_generation(
 def answer_of(ctx: Context, gen: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
     """The engine's answer to `gen`: a list when the engine has all of it at once (seam.ReadyAnswerer), else its
     chunks as they come, which end, at a shutdown's deadline, with an error (wire/draining.py)."""
+    if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
+        return ctx.drain.until(_searched_then(ctx, gen, gen.retrieved, ctx.ready_engine))
     ready = ctx.ready_engine
     if ready is not None:
         if ctx.drain.ended:
@@ -434,7 +456,12 @@ def start_generation(
     except voice_rules.Unchecked:  # the Redis store: the stored voices looked up when the chunks are first awaited
         later: list[str] = []
         gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, stream, sent, later)
+        if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
+            searched_first = _searched_then(ctx, gen, gen.retrieved, None)
+            return gen, builder, extra, _voices_first(ctx, namespace, later, ctx.drain.until(searched_first))
         return gen, builder, extra, _voices_first(ctx, namespace, later, ctx.drain.until(ctx.engine.generate(gen)))
+    if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
+        return gen, builder, extra, ctx.drain.until(_searched_then(ctx, gen, gen.retrieved, None))
     # The chunks end, at a shutdown's deadline, with an error (wire/draining.py).
     return gen, builder, extra, ctx.drain.until(ctx.engine.generate(gen))
 
@@ -446,6 +473,21 @@ async def _voices_first(
     await voice_rules.confirm(ctx.voices, namespace, names)
     async for chunk in chunks:
         yield chunk
+
+
+async def _searched_then(
+    ctx: Context, gen: GenerateRequest, pending: searched.Pending, ready: ReadyAnswerer | None
+) -> AsyncIterator[Chunk]:
+    """The engine's chunks once the request's fileSearch tools have searched the stores in Redis (what the
+    engine is handed as `gen.retrieved`); a store that is not the caller's is the error before any chunk."""
+    gen.retrieved = await pending.resolve()
+    answer = ready.answer_ready(gen) if ready is not None else ctx.engine.generate(gen)
+    if isinstance(answer, list):
+        for chunk in answer:
+            yield chunk
+    else:
+        async for chunk in answer:
+            yield chunk
 
 
 async def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:
@@ -624,7 +666,12 @@ def _generate_request(
         system, tools, tool_config = cache.system_instruction, cache.tools, cache.tool_config
         _add_cached(usage, cache)
         prompt_tokens = usage.prompt
-    retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace) if tools else []
+    if not tools:
+        retrieved: list[dict[str, Any]] = []
+    elif ctx.shared_search is None:
+        retrieved = searched.retrieve(ctx.file_search, target, tools, contents, namespace)
+    else:  # in Redis: searched when the engine is first asked (answer_of, start_generation), awaited
+        retrieved = searched.pending(ctx.shared_search, target, tools, contents, namespace)
     # GenerateRequest's fields in their order: a call by keywords costs twice as much (CPython gathers them in a
     # dict first); tests/wire/test_positional_builds.py holds these calls to their keyword spelling.
     request = GenerateRequest(

@@ -208,6 +208,8 @@ def test_redis_restarted_mid_run(serve: Any, tmp_path: Path) -> None:
         ("POST", "/v1beta/models/gemini-2.5-flash:countTokens", 200),  # asks the store for a replay entry
         ("GET", "/__emulator/resources?kind=batches", 200),  # the admin view of the batch jobs held in Redis
         ("POST", "/v1beta/models/gemini-0.9-retired:generateContent", 404),  # could a replay entry serve it?
+        ("GET", "/v1beta/fileSearchStores", 200),  # the file search stores room (stores/file_search_redis.py)
+        ("GET", "/__emulator/resources?kind=fileSearchStores", 200),  # ... and their admin view, in a worker thread
     ],
 )
 def test_a_redis_that_hangs_holds_no_event_loop(

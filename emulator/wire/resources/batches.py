@@ -28,7 +28,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -48,11 +48,11 @@ from gemini_emulator.stores.batches_redis import (
     budget_error,
 )
 from gemini_emulator.stores.caches import stamp
-from gemini_emulator.stores.files import FilesFull, FileTooLarge
+from gemini_emulator.stores.files import FilesFull, FileTooLarge, SpoolClosed
 from gemini_emulator.stores.operations import CANCELLED_STATUS, Operation, OperationStore, error_status, new_id
 from gemini_emulator.wire import auth, deliveries, embeddings, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import filedata
+from gemini_emulator.wire.resources import cached, filedata
 
 log = logging.getLogger("gemini_emulator")
 METHODS = frozenset({"batchGenerateContent", "asyncBatchEmbedContent"})
@@ -117,7 +117,7 @@ async def create(ctx: handlers.Context, room: Batches, request: Incoming, target
         hosts = deliveries.webhook_hosts(ctx.settings.webhook_hosts)
         dynamic = deliveries.dynamic_config(body["batch"].get("webhookConfig"), hosts, "batch.webhook_config")
         if job.input_file:  # the caller's own file, whole (its lines are read when the job runs)
-            stored = ctx.files.get(namespace, job.input_file)
+            stored = await ctx.file_access.get(namespace, job.input_file)
             if stored is None:
                 raise filedata.no_permission(job.input_file.removeprefix("files/"))
             if stored.state != "ACTIVE":
@@ -387,32 +387,62 @@ async def _store(shared: RedisBatchStore, op: Operation, chunk: list[bytes]) -> 
 
 
 async def _answer_file_shared(ctx: handlers.Context, shared: RedisBatchStore, op: Operation, job: BatchJob) -> None:
-    """A file job on the Redis store: as `_answer_file`, the input read from (and the answers written to) this
-    process's Files store (files are not on Redis yet: docs/scaling.md)."""
-    stored = ctx.files.get(op.namespace, job.input_file)
+    """A file job on the Redis store: as `_answer_file`, the input read from (and the answers written to) the
+    files on Redis (ctx.shared_files: every process's), a chunk at a time."""
+    files = ctx.shared_files
+    assert files is not None  # the Redis store holds both batches and files
+    stored = await files.get(op.namespace, job.input_file)
     if stored is None:
         gone = error_status(filedata.no_permission(job.input_file[len("files/") :]))
         await shared.commit(op, gone, None, "", failed=True)
         return
-    spool = ctx.files.spool()
+    spool = files.spool()
     count = good = 0
     try:
-        for i, line in enumerate(_lines(ctx.files.iter_bytes(stored), ctx.settings.max_body_bytes)):
-            if i >= MAX_REQUESTS:
+        async for line in _alines(files.chunks(stored), ctx.settings.max_body_bytes):
+            if count >= MAX_REQUESTS:
                 break
-            answered = await _answer_line(ctx, op, job, i, line)
+            answered = await _answer_line(ctx, op, job, count, line)
             good += "response" in answered
             count += 1
-            spool.write(orjson.dumps(answered) + b"\n")
+            await spool.write(orjson.dumps(answered) + b"\n")
             await asyncio.sleep(0)
-        result = ctx.files.store(op.namespace, spool, "application/jsonl", f"{op.name}-responses", source="GENERATED")
-    except (FilesFull, FileTooLarge):
-        spool.discard()
+        result = await files.store(op.namespace, spool, "application/jsonl", f"{op.name}-responses", source="GENERATED")
+    except (FilesFull, FileTooLarge, SpoolClosed):
+        await spool.discard()
         why = {"code": 8, "message": "gemini-emulator: no room in the Files byte budget for the batch's answers."}
         await shared.commit(op, why, None, "", failed=True)
         return
+    assert result is not None  # a new id is never taken
     if not await shared.commit(op, _ANSWERED, (count, good), result.name, failed=False):
-        ctx.files.delete(op.namespace, result.name)  # cancelled or deleted meanwhile: the answers go too
+        await files.delete(op.namespace, result.name)  # cancelled or deleted meanwhile: the answers go too
+
+
+async def _alines(chunks: AsyncIterator[bytes], limit: int) -> AsyncIterator[bytes | None]:
+    """`_lines` over chunks read from Redis."""
+    pending = bytearray()
+    too_long = False
+    async for chunk in chunks:
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if too_long or len(pending) + end - start > limit:
+                yield None
+            else:
+                pending += chunk[start:end]
+                if pending.strip():
+                    yield bytes(pending)
+            pending.clear()
+            too_long = False
+            start = end + 1
+        if not too_long:
+            pending += chunk[start:]
+            if len(pending) > limit:
+                pending.clear()
+                too_long = True
+    if too_long:
+        yield None
+    elif pending.strip():
+        yield bytes(pending)
 
 
 async def _answer_inlined(ctx: handlers.Context, room: Batches, op: Operation, job: BatchJob) -> None:
@@ -564,6 +594,10 @@ async def _generate(ctx: handlers.Context, namespace: str, model: str, request: 
     target = Target("call", DEVELOPER, "developer", "v1beta", model=model, method="generateContent")
     sent = {k: v for k, v in request.items() if k != "model"}
     body = validate.check_fields(sent, "GenerateContentRequest", DEVELOPER, "v1beta")
+    if ctx.shared_files is not None:  # on Redis: the files its fileData names, for filedata.check
+        await filedata.prefetch(ctx.shared_files, target, body, namespace)
+    if ctx.shared_caches is not None:  # a cache on the Redis store, read before the call is built
+        await cached.fetch(ctx.shared_caches, target, body, namespace)
     gen, builder, _, answer = handlers.start_generation(ctx, target, model, body, namespace, False, request)
     chunk, *others = await handlers.collect(answer)
     if chunk.fault is not None:  # a dropped or cut connection has no place in a batch: the item fails

@@ -20,6 +20,8 @@ The journal keeps an upload's metadata and, for its bytes, only their size and s
 from __future__ import annotations
 
 import asyncio
+import builtins
+import time
 from typing import Any
 
 from starlette.responses import Response
@@ -29,6 +31,7 @@ from gemini_emulator.protocol import errors, framing, printers
 from gemini_emulator.protocol.headers import BASE_HEADERS, DOWNLOAD_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores import file_search as fs
+from gemini_emulator.stores.file_search_redis import RedisFileSearchStores, chunk_count
 from gemini_emulator.stores.files import Spool, UploadSession
 from gemini_emulator.stores.operations import Operation
 from gemini_emulator.wire import validate
@@ -121,6 +124,68 @@ def _force(query: dict[str, str] | Any) -> bool:
     raise errors.payload_violations([errors.invalid_value("force", "TYPE_BOOL", f'"{text[:40]}"')])
 
 
+# --- the store: in memory (the default) or on Redis (`--store redis://...`, ctx.shared_search) ------------------
+
+
+class LocalStores:
+    """The in-memory store (stores/file_search.py) behind the coroutines the room awaits, which the Redis store
+    (stores/file_search_redis.py) answers over the network: one room for both."""
+
+    __slots__ = ("stores",)
+
+    def __init__(self, stores: fs.FileSearchStores) -> None:
+        self.stores = stores
+
+    @property
+    def budget_bytes(self) -> int:
+        return self.stores.budget_bytes
+
+    async def create(self, namespace: str, display_name: str = "", embedding_model: str = "") -> fs.FileSearchStore:
+        return self.stores.create(namespace, display_name, embedding_model)
+
+    async def require(self, namespace: str, name: str) -> fs.FileSearchStore:
+        return self.stores.require(namespace, name)
+
+    async def list(
+        self, namespace: str, page_size: int, page_token: str = ""
+    ) -> tuple[builtins.list[fs.FileSearchStore], str]:
+        return self.stores.list(namespace, page_size, page_token)
+
+    async def delete(self, namespace: str, name: str, force: bool = False) -> None:
+        self.stores.delete(namespace, name, force)
+
+    async def check_room(self, namespace: str, store_name: str, size: int | None) -> fs.FileSearchStore:
+        return self.stores.check_room(namespace, store_name, size)
+
+    async def add_document(
+        self, namespace: str, store_name: str, data: bytes, mime_type: str, **given: Any
+    ) -> fs.Document:
+        given.pop("text", None)  # what Redis keeps to parse the document again elsewhere; memory keeps the parse
+        return self.stores.add_document(namespace, store_name, data, mime_type, **given)
+
+    async def take_next(self, namespace: str) -> tuple[str, dict[str, Any] | None] | None:
+        return self.stores.take_next(namespace)
+
+    async def document(self, namespace: str, name: str) -> fs.Document:
+        return self.stores.document(namespace, name)
+
+    async def media_document(self, namespace: str, name: str) -> fs.Document:
+        return self.stores.media_document(namespace, name)
+
+    async def documents(
+        self, namespace: str, store_name: str, page_size: int, page_token: str = ""
+    ) -> tuple[builtins.list[fs.Document], str]:
+        return self.stores.documents(namespace, store_name, page_size, page_token)
+
+    async def delete_document(self, namespace: str, name: str, force: bool = False) -> None:
+        self.stores.delete_document(namespace, name, force)
+
+
+def stores_of(ctx: Context) -> LocalStores | RedisFileSearchStores:
+    """The file search stores the room works on: Redis's when the setting names it, else this process's."""
+    return ctx.shared_search if ctx.shared_search is not None else LocalStores(ctx.file_search)
+
+
 # --- the room --------------------------------------------------------------------------------------------
 
 
@@ -130,7 +195,7 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
         upload_id = request.query["upload_id"]
         return await files.continue_upload(ctx, request, target, record, upload_id, "document", _finish_upload)
     namespace = caller(ctx, request, target, record)
-    stores = ctx.file_search
+    stores = stores_of(ctx)
     body: dict[str, Any]
     if verb == "create":
         body = _checked(await _json(ctx, request, record), "FileSearchStore", target.version)
@@ -138,23 +203,23 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
         model = str(body.get("embeddingModel") or "")
         if model and not model.startswith("models/"):
             model = "models/" + model
-        return json_response(stores.create(namespace, display, model).view())
+        return json_response((await stores.create(namespace, display, model)).view())
     if verb == "list":
         size = page_size(request.query, PAGE_DEFAULT, PAGE_MAX)
-        page, following = stores.list(namespace, size, request.query.get("pageToken", ""))
+        page, following = await stores.list(namespace, size, request.query.get("pageToken", ""))
         body = {"fileSearchStores": [s.view() for s in page]} if page else {}
         if following:
             body["nextPageToken"] = following
         return json_response(body)
     if verb == "get":
-        return json_response(stores.require(namespace, target.name).view())
+        return json_response((await stores.require(namespace, target.name)).view())
     if verb == "delete":
-        stores.delete(namespace, target.name, _force(request.query))
+        await stores.delete(namespace, target.name, _force(request.query))
         return json_response({})
     if verb == "upload":
         return await _upload(ctx, request, target, record, namespace)
     if verb == "uploadMetadata":
-        stores.require(namespace, target.name)
+        await stores.require(namespace, target.name)
         raise errors.invalid_argument(
             f"Media upload requests are sent to POST /upload/{target.version}/{target.name}:uploadToFileSearchStore."
         )
@@ -162,18 +227,18 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
         return json_response(await _import(ctx, target, await _json(ctx, request, record), namespace))
     if verb == "listDocuments":
         size = page_size(request.query, PAGE_DEFAULT, PAGE_MAX)
-        docs, following = stores.documents(namespace, target.name, size, request.query.get("pageToken", ""))
+        docs, following = await stores.documents(namespace, target.name, size, request.query.get("pageToken", ""))
         body = {"documents": [d.view() for d in docs]} if docs else {}
         if following:
             body["nextPageToken"] = following
         return json_response(body)
     if verb == "getDocument":
-        return json_response(stores.document(namespace, target.name).view())
+        return json_response((await stores.document(namespace, target.name)).view())
     if verb == "deleteDocument":
-        stores.delete_document(namespace, target.name, _force(request.query))
+        await stores.delete_document(namespace, target.name, _force(request.query))
         return json_response({})
     if verb == "downloadMedia":  # DownloadMedia, `GET /{v}/{name=fileSearchStores/*/media/*}?alt=media`
-        doc = stores.media_document(namespace, target.name)
+        doc = await stores.media_document(namespace, target.name)
         if request.query.get("alt") != "media":
             raise errors.invalid_argument("gemini-emulator: a file search store's media is downloaded with alt=media.")
         media = doc.media or b""
@@ -253,7 +318,7 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
         if declared_text and not (declared_text.isdigit() and validate.int_text_ok("int64", declared_text)):
             raise errors.invalid_argument(f"Invalid X-Goog-Upload-Header-Content-Length: {declared_text[:40]}")
         declared = int(declared_text) if declared_text else None
-        ctx.file_search.check_room(namespace, target.name, declared)
+        await stores_of(ctx).check_room(namespace, target.name, declared)
         extra = {"store": target.name, "plan": plan, "version": target.version}
         session = ctx.files.start_upload(
             namespace, plan["mimeType"], plan["displayName"], None, declared, "document", extra
@@ -281,12 +346,12 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
             if not isinstance(meta, dict):
                 raise errors.root_not_object()
             plan = _plan(meta, target.version, media_type)
-            ctx.file_search.check_room(namespace, target.name, len(media))
+            await stores_of(ctx).check_room(namespace, target.name, len(media))
             files.write_spool(ctx, spool, media)
         elif protocol == "raw":
             hint = request.headers.get("content-type", "").partition(";")[0].strip()
             plan = _plan({}, target.version, hint)
-            ctx.file_search.check_room(namespace, target.name, None)
+            await stores_of(ctx).check_room(namespace, target.name, None)
             await files.receive_into(ctx, request, spool)
             record.body = {"upload": {"bytes": spool.size, "sha256": spool.digest.hexdigest()}}
         else:
@@ -315,10 +380,11 @@ async def _store_upload(
     size = spool.size
     media = fs.is_media(plan["mimeType"])  # a media document is kept whole; of the others only the text
     data = ctx.files.drain(spool, fs.MAX_DOCUMENT_BYTES if media else fs.MAX_TEXT_BYTES)  # the rest: back to budget
-    ctx.file_search.check_room(namespace, store_name, size)
+    stores = stores_of(ctx)
+    await stores.check_room(namespace, store_name, size)
     text = data[: fs.MAX_TEXT_BYTES]
     prepared = await asyncio.to_thread(fs.prepare, text, plan["mimeType"], *plan["chunking"])  # off the loop
-    store = ctx.file_search.check_room(namespace, store_name, size)  # still there, still with room
+    store = await stores.check_room(namespace, store_name, size)  # still there, still with room
     doc_id = fs.derived_id(plan["displayName"])
     response = {
         "@type": UPLOAD_RESPONSE,
@@ -330,9 +396,9 @@ async def _store_upload(
     # Indexed by the time the finalize answers (the cassettes generate from it at once, grounded): the document
     # is active now and its operation done at the first poll, though the answer itself has no `done`.
     op_name = f"{store.name}/upload/operations/{doc_id}"
-    forced = ctx.file_search.take_next(namespace)
+    forced = await stores.take_next(namespace)
     op = _operation(ctx, namespace, op_name, response, 0.0, forced)
-    _add(
+    await _add(
         ctx,
         namespace,
         op.name,
@@ -345,6 +411,7 @@ async def _store_upload(
         forced,
         prepared,
         data if media else None,
+        text,
     )
     return {"name": op.name, "response": response}
 
@@ -370,7 +437,7 @@ def _operation(
     )
 
 
-def _add(
+async def _add(
     ctx: Context,
     namespace: str,
     op_name: str,
@@ -383,12 +450,13 @@ def _add(
     forced: tuple[str, dict[str, Any] | None] | None,
     prepared: fs.Prepared,
     media: bytes | None = None,
+    text: bytes = b"",
 ) -> None:
     words, overlap = plan["chunking"]
     if forced is not None and forced[0] == "STATE_FAILED":
         forced = ("STATE_FAILED", forced[1] or FAILED_STATUS)
     try:
-        ctx.file_search.add_document(
+        await stores_of(ctx).add_document(
             namespace,
             store_name,
             b"",
@@ -405,11 +473,12 @@ def _add(
             operation=op_name,
             prepared=prepared,
             media=media,
+            text=text,
         )
     except BaseException as failure:
         ctx.operations.remove(namespace, op_name)
         if isinstance(failure, fs.StoreFull):
-            raise _store_full(ctx.file_search.budget_bytes) from None
+            raise _store_full(stores_of(ctx).budget_bytes) from None
         raise
 
 
@@ -424,37 +493,39 @@ def _store_full(limit: int) -> errors.ApiError:
 async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace: str) -> dict[str, Any]:
     """importFile: a Files API file as a new document of the store; its operation's first answer."""
     body = _checked(body, "ImportFileRequest", target.version)
-    store = ctx.file_search.require(namespace, target.name)
+    stores = stores_of(ctx)
+    store = await stores.require(namespace, target.name)
     given = str(body.get("fileName") or "")
     if not given:
         raise errors.invalid_argument("file_name is required.")
     metadata, chunking = _custom_metadata(body.get("customMetadata")), _chunking(body.get("chunkingConfig"))
     file_name = "files/" + given.removeprefix("files/")
-    stored = ctx.files.get(namespace, file_name)
+    stored = await ctx.file_access.get(namespace, file_name)  # on Redis: every process's files
     if stored is None:
         raise no_permission(file_name.removeprefix("files/"))
     if stored.state != "ACTIVE":
         raise not_active(stored.id)
-    ctx.file_search.check_room(namespace, store.name, stored.size)
+    await stores.check_room(namespace, store.name, stored.size)
     plan: dict[str, Any] = {
         "mimeType": stored.mime_type,
         "displayName": stored.display_name or stored.id,
         "customMetadata": metadata,
         "chunking": chunking,
     }
-    media = ctx.files.read(stored) if fs.is_media(stored.mime_type) else None  # a media document is kept whole
+    media = await ctx.file_access.read(stored) if fs.is_media(stored.mime_type) else None  # kept whole
     head = bytearray(media[: fs.MAX_TEXT_BYTES] if media is not None else b"")
-    for piece in ctx.files.iter_bytes(stored) if media is None else ():
-        head += piece[: fs.MAX_TEXT_BYTES - len(head)]
-        if len(head) >= fs.MAX_TEXT_BYTES:
-            break
+    if media is None:
+        async for piece in ctx.file_access.chunks(stored):
+            head += piece[: fs.MAX_TEXT_BYTES - len(head)]
+            if len(head) >= fs.MAX_TEXT_BYTES:
+                break
     prepared = await asyncio.to_thread(fs.prepare, bytes(head), plan["mimeType"], *plan["chunking"])
-    store = ctx.file_search.check_room(namespace, store.name, stored.size)  # still there, still with room
+    store = await stores.check_room(namespace, store.name, stored.size)  # still there, still with room
     doc_id = fs.derived_id(plan["displayName"])
     response = {"@type": IMPORT_RESPONSE, "parent": store.name, "documentName": f"{store.name}/documents/{doc_id}"}
-    forced = ctx.file_search.take_next(namespace)
+    forced = await stores.take_next(namespace)
     op = _operation(ctx, namespace, f"{store.name}/operations/{doc_id}", response, None, forced)
-    _add(
+    await _add(
         ctx,
         namespace,
         op.name,
@@ -467,19 +538,29 @@ async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace:
         forced,
         prepared,
         media,
+        bytes(head),
     )
     return {"name": op.name}
 
 
 class FileSearchView:
-    """The stores and their documents as the admin API lists and removes them (admin.api.Resources)."""
+    """The stores and their documents as the admin API lists and removes them (admin.api.Resources). On Redis
+    (`ctx.shared_search`) the view reads it through the sync client, so the admin API calls it in a worker thread
+    (`off_loop`)."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self.off_loop = ctx.shared_search is not None
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
+        shared = self.ctx.shared_search
+        held: list[tuple[fs.FileSearchStore, list[fs.Document]]]
+        if shared is not None:
+            held = list(shared.all(namespace))
+        else:
+            held = [(store, list(store.documents.values())) for store in self.ctx.file_search.all(namespace)]
         out: list[dict[str, Any]] = []
-        for store in self.ctx.file_search.all(namespace):
+        for store, docs in held:
             view = store.view()
             out.append(
                 {
@@ -487,11 +568,11 @@ class FileSearchView:
                     "name": store.name,
                     "displayName": store.display_name,
                     "sizeBytes": store.size,
-                    "documents": len(store.documents),
+                    "documents": len(docs),
                     "createTime": view["createTime"],
                 }
             )
-            for doc in list(store.documents.values()):
+            for doc in docs:
                 out.append(
                     {
                         "namespace": store.namespace,
@@ -500,12 +581,14 @@ class FileSearchView:
                         "mimeType": doc.mime_type,
                         "sizeBytes": doc.size,
                         "state": doc.state,
-                        "chunks": len(doc.chunks),
+                        "chunks": chunk_count(doc),
                     }
                 )
         return out
 
     def remove(self, namespace: str, name: str) -> bool:
+        if self.ctx.shared_search is not None:
+            return self.ctx.shared_search.remove(namespace, name)
         try:
             if "/documents/" in name:
                 self.ctx.file_search.delete_document(namespace, name, force=True)
@@ -516,6 +599,8 @@ class FileSearchView:
         return True
 
     def reset(self, namespace: str | None = None) -> None:
+        if self.ctx.shared_search is not None:
+            self.ctx.shared_search.reset(namespace)
         self.ctx.file_search.reset(namespace)
 
     def set_state(self, namespace: str, name: str | None, state: str, error: dict[str, Any] | None) -> bool:
@@ -523,16 +608,24 @@ class FileSearchView:
         failed or released with it), or (no name) the next upload's or import's."""
         status = {"code": int(error.get("code", 3)), "message": error["message"]} if error else None
         stores = self.ctx.file_search
+        shared = self.ctx.shared_search
         if name is None:
-            stores.next_state(namespace, state, status)
+            (shared or stores).next_state(namespace, state, status)
             return True
-        try:
-            doc = stores.document(namespace, name)
-        except errors.ApiError:
-            return False
+        if shared is not None:
+            found = shared.document_sync(namespace, name)
+            if found is None:
+                return False
+            doc = found
+        else:
+            try:
+                doc = stores.document(namespace, name)
+            except errors.ApiError:
+                return False
         op = self.ctx.operations.get(namespace, doc.operation)
         if state == "STATE_ACTIVE":
-            doc.forced_state, doc.error, doc.ready_at = "", None, min(doc.ready_at, stores.clock())
+            now = time.time() if shared is not None else stores.clock()
+            doc.forced_state, doc.error, doc.ready_at = "", None, min(doc.ready_at, now)
             if op is not None:
                 self.ctx.operations.release(op)
         elif state == "STATE_FAILED":
@@ -543,4 +636,7 @@ class FileSearchView:
             doc.forced_state = state
             if op is not None and not op.done():
                 op.held = True
+        if shared is not None:
+            ready = doc.ready_at if state == "STATE_ACTIVE" else None
+            return shared.set_state(namespace, doc.name, doc.forced_state, ready, doc.error)
         return True

@@ -79,6 +79,10 @@ def _too_large(limit: int) -> errors.ApiError:
 
 
 async def handle(ctx: Context, request: Incoming, target: Target, record: Record) -> Response:
+    if ctx.shared_files is not None:  # --store redis://...: every process's files (files_shared.py)
+        from gemini_emulator.wire.resources import files_shared
+
+        return await files_shared.handle(ctx, ctx.shared_files, request, target, record)
     verb = target.method.partition(".")[2]
     if verb == "upload" and request.query.get("upload_id"):
         return await _continue(ctx, request, target, record, request.query["upload_id"])
@@ -183,6 +187,18 @@ def _metadata(body: Any) -> dict[str, Any]:
 
 def _checked(ctx: Context, namespace: str, file: dict[str, Any], mime_hint: str) -> tuple[str, str, str | None]:
     """mime type, display name and the requested name (None: a new id) of a file to make."""
+    mime, display, name = checked_fields(file, mime_hint)
+    if name is not None and ctx.files.exists(namespace, name):
+        raise already_exists(name)
+    return mime, display, name
+
+
+def already_exists(name: str) -> errors.ApiError:
+    return errors.ApiError(409, f"File {name} already exists.", status="ALREADY_EXISTS")
+
+
+def checked_fields(file: dict[str, Any], mime_hint: str) -> tuple[str, str, str | None]:
+    """mime type, display name and the requested name of a file to make, checked (not yet whether it is free)."""
     mime = mime_type(str(file.get("mimeType") or file.get("mime_type") or mime_hint or DEFAULT_MIME))
     display = str(file.get("displayName") or file.get("display_name") or "")
     if len(display) > MAX_DISPLAY_NAME:
@@ -196,8 +212,6 @@ def _checked(ctx: Context, namespace: str, file: dict[str, Any], mime_hint: str)
                 "or ending with a dash."
             )
         name = "files/" + file_id
-        if ctx.files.exists(namespace, name):
-            raise errors.ApiError(409, f"File {name} already exists.", status="ALREADY_EXISTS")
     return mime, display, name
 
 
@@ -464,10 +478,18 @@ async def _finish_file(ctx: Context, session: UploadSession, request: Incoming, 
 
 
 class FilesView:
-    """The files as the admin API lists and removes them (admin.api.Resources): metadata, size and hash only."""
+    """The files as the admin API lists and removes them (admin.api.Resources): metadata, size and hash only. On
+    Redis through its sync client, off the event loop (`off_loop`: the admin API calls it in a worker thread)."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    @property
+    def off_loop(self) -> bool:
+        return self.ctx.shared_files is not None
+
+    def _store(self) -> Any:
+        return self.ctx.shared_files if self.ctx.shared_files is not None else self.ctx.files
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
         return [
@@ -482,22 +504,27 @@ class FilesView:
                 "source": f.source,
                 "createTime": f.view("")["createTime"],
             }
-            for f in self.ctx.files.all(namespace)
+            for f in self._store().all(namespace)
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
+        if self.ctx.shared_files is not None:
+            return self.ctx.shared_files.remove(namespace, name)
         return self.ctx.files.delete(namespace, name)
 
     def reset(self, namespace: str | None = None) -> None:
         self.ctx.files.reset(namespace)
+        if self.ctx.shared_files is not None:
+            self.ctx.shared_files.reset(namespace)
 
     def set_state(self, namespace: str, name: str | None, state: str, error: dict[str, Any] | None) -> bool:
         """The admin API's `PUT /__emulator/files/state`: one file's state, or (no name) the next upload's."""
         status = {"code": int(error.get("code", 3)), "message": error["message"]} if error else None
+        store = self._store()
         if name is None:
-            self.ctx.files.next_state(namespace, state, status)
+            store.next_state(namespace, state, status)
             return True
-        return self.ctx.files.set_state(namespace, "files/" + name.removeprefix("files/"), state, status)
+        return bool(store.set_state(namespace, "files/" + name.removeprefix("files/"), state, status))
 
 
 # For the other upload rooms (wire/resources/file_search.py): the upload front end's answers and body readers.

@@ -16,12 +16,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.seam.request import last_user_text
-from gemini_emulator.stores.file_search import DEFAULT_TOP_K, MAX_TOP_K, Document, FileSearchStores, store_not_found
+from gemini_emulator.stores.file_search import (
+    DEFAULT_TOP_K,
+    MAX_TOP_K,
+    Document,
+    Hit,
+    query_words,
+    store_not_found,
+)
+from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
 
 MAX_STORES_PER_TOOL = 10  # best-known bound on fileSearchStoreNames
 MAX_FILTER = 1024
@@ -31,8 +39,61 @@ _CLAUSE = re.compile(
 _AND = re.compile(r"\s+AND\s+", re.IGNORECASE)
 
 
+class Searchable(Protocol):
+    """What retrieval reads: the memory store (stores/file_search.py) or a Redis snapshot of the named stores
+    (stores/file_search_redis.py Snapshot)."""
+
+    def get(self, namespace: str, name: str) -> Any: ...
+
+    def search(
+        self,
+        namespace: str,
+        store_names: Iterable[str],
+        query: str,
+        top_k: int = DEFAULT_TOP_K,
+        accept: Callable[[Document], bool] | None = None,
+    ) -> list[Hit]: ...
+
+
+class Pending(list[dict[str, Any]]):
+    """The retrieval a generate call's fileSearch tools ask of the stores in Redis, in place of its result
+    (empty) until it is awaited (`resolve`: wire/handlers.py does, before the engine is asked)."""
+
+    def __init__(
+        self, stores: RedisFileSearchStores, target: Target, tools: list[Any], contents: list[Any], namespace: str
+    ) -> None:
+        super().__init__()
+        self.args = (stores, target, tools, contents, namespace)
+
+    async def resolve(self) -> list[dict[str, Any]]:
+        """What `retrieve` finds, over one snapshot of every store the tools name (one round trip, and one more
+        for the texts of documents this process has not parsed)."""
+        stores, target, tools, contents, namespace = self.args
+        names: dict[str, None] = {}
+        for tool in tools:
+            spec = tool.get("fileSearch") if isinstance(tool, dict) else None
+            listed = spec.get("fileSearchStoreNames") if isinstance(spec, dict) else None
+            if isinstance(listed, list) and len(listed) <= MAX_STORES_PER_TOOL:
+                for name in listed:
+                    names.setdefault("fileSearchStores/" + str(name).removeprefix("fileSearchStores/"), None)
+        texts = target.backend == DEVELOPER and bool(query_words(last_user_text(contents)))
+        snapshot = await stores.snapshot(namespace, names, texts)
+        return retrieve(snapshot, target, tools, contents, namespace)
+
+
+def pending(
+    stores: RedisFileSearchStores, target: Target, tools: list[Any], contents: list[Any], namespace: str
+) -> list[dict[str, Any]]:
+    """A Pending retrieval when the request has a fileSearch tool (else [], as `retrieve` would find)."""
+    if target.backend != DEVELOPER or not any(
+        isinstance(t, dict) and isinstance(t.get("fileSearch"), dict) for t in tools
+    ):
+        return []
+    return Pending(stores, target, tools, contents, namespace)
+
+
 def retrieve(
-    stores: FileSearchStores, target: Target, tools: Iterable[Any], contents: list[Any], namespace: str
+    stores: Searchable, target: Target, tools: Iterable[Any], contents: list[Any], namespace: str
 ) -> list[dict[str, Any]]:
     """The retrieved contexts for the request's fileSearch tools ([] without one); production's errors for a
     store the caller does not have, an empty store list or a filter that cannot be read."""
