@@ -301,10 +301,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         else:
             model, refused = await _resolve_call(ctx, target, body, sent, namespace, bool(mode))
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
-        if ctx.shared_files is not None:  # on Redis: the files its fileData names, for filedata.check
-            await filedata.prefetch(ctx.shared_files, target, body, namespace)
-        if ctx.shared_caches is not None and (len(body) > 1 or not plan.generates):  # Redis: the named cache, read
-            await cached.fetch(ctx.shared_caches, target, body, namespace)
+        await read_shared(ctx, target, body, namespace)
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
         try:
@@ -488,6 +485,17 @@ async def _searched_then(
     else:
         async for chunk in answer:
             yield chunk
+
+
+async def read_shared(ctx: Context, target: Target, body: dict[str, Any], namespace: str) -> None:
+    """On the Redis store, what a generate-shaped body names and the call's sync checks and build then look up,
+    read first (awaited, never on the event loop's time): the files its fileData uris name (filedata.check) and
+    the cached content it names (the builder's). Every path that hands a caller's body to prepare_generation or
+    start_generation calls it; on the memory store it returns at once."""
+    if ctx.shared_files is not None:
+        await filedata.prefetch(ctx.shared_files, target, body, namespace)
+    if ctx.shared_caches is not None:
+        await cached.fetch(ctx.shared_caches, target, body, namespace)
 
 
 async def resolve_model(ctx: Context, target: Target, body: dict[str, Any], namespace: str, stream: bool) -> str:

@@ -98,6 +98,7 @@ class Turns:
         self.store.update(self.session_id, turns=self.turns)
         target = dataclasses.replace(self.target, model=self.model)
         body = self._request_body()
+        await handlers.read_shared(self.ctx, target, body, self.namespace)  # on Redis: the files its fileData names
         gen, _, _, chunks = handlers.start_generation(
             self.ctx, target, self.model, body, self.namespace, True, {"setup": self.setup, **body}
         )

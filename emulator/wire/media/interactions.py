@@ -163,6 +163,7 @@ async def _create(
     environment_id = ""
     if asked.get("environment") is not None:  # a new sandbox, or the stored one named (404 when unknown)
         environment_id = (await environments.provision(ctx.environments, namespace, asked["environment"])).id
+    await handlers.read_shared(ctx, gen_target, generate, namespace)  # on Redis: the files its fileData names
     gen, builder, _, answer = handlers.start_generation(ctx, gen_target, model, generate, namespace, stream, body)
     view = _view(asked, model, "in_progress", str(asked.get("agent") or ""), environment_id)
     stored = Stored.of(view, history + turns)
@@ -214,6 +215,7 @@ async def run_agent(
     resolved = ctx.catalogue.resolve(model, "generateContent", target.version, target.backend, target.project)
     if record is not None:
         record.model = resolved
+    await handlers.read_shared(ctx, call, generate, namespace)
     _, builder, _, answer = handlers.start_generation(ctx, call, resolved, generate, namespace, False, settings)
     view = _view(body, resolved, "in_progress", agent)
     stored = Stored.of(view, turns)

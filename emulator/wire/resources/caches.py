@@ -58,8 +58,7 @@ async def serve(ctx: handlers.Context, request: Incoming, target: Target, record
         if raw.strip():
             record.body = body
         if target.method == "create":
-            if ctx.shared_files is not None:  # on Redis: the files its fileData names (filedata.prefetch)
-                await filedata.prefetch(ctx.shared_files, target, body, namespace)
+            await handlers.read_shared(ctx, target, body, namespace)  # on Redis: the files its fileData names
             return handlers.json_response(await _create(ctx, target, body, namespace, record))
         if target.method == "list":
             return handlers.json_response(await _list(ctx, target, request.query, namespace))
