@@ -25,6 +25,7 @@ from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
 from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.models_redis import SharedModels
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
@@ -112,6 +113,22 @@ class _Emulator(Starlette):
 HANDLERS_ALONE = frozenset({"generateContent", "streamGenerateContent", "countTokens"})
 
 
+def _load_shared_models(ctx: handlers.Context, shared: SharedModels) -> None:
+    """A process starting on Redis: the models added at run time through the others (best effort: a Redis not up
+    yet is asked again by the first request that needs it, stores/models_redis.py)."""
+    try:
+        version, entries = shared.fetch_sync(0)
+    except errors.ApiError:
+        return
+    if entries is not None:
+        try:
+            ctx.set_models(entries)
+        except ValueError:
+            log.warning("models set through another process do not fit this one's catalogue; kept its own")
+            return
+    ctx.models_version = version
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> Starlette:
     """The emulator as an ASGI app; `engine` overrides the one named in settings."""
     settings = settings or Settings.from_env()
@@ -149,6 +166,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         )
         ctx.file_access = ctx.shared_files
         ctx.files.elsewhere = True  # this process's own store keeps only other rooms' upload sessions
+        ctx.shared_models = SharedModels(shared_link)  # PUT /__emulator/models for every process
+        shared_link.on_models = ctx.saw_models  # the journal's writes say when they changed
+        _load_shared_models(ctx, ctx.shared_models)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)
