@@ -26,6 +26,7 @@ from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.models_redis import SharedModels
+from gemini_emulator.stores.prediction_jobs_redis import RedisPredictionJobs
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
@@ -172,8 +173,14 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)
-    prediction_room = prediction_jobs.PredictionJobs(batch_room.plans)  # Vertex batches walk the same schedule
-    admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_room)
+    prediction_jobs_here = prediction_jobs.PredictionJobs(batch_room.plans)  # Vertex batches: the same schedule
+    prediction_room: prediction_jobs.PredictionJobs | prediction_jobs.SharedJobs = prediction_jobs_here
+    shared_jobs = None
+    if check_store(settings.store) != MEMORY:  # ... and on Redis, every process's (stores/prediction_jobs_redis.py)
+        max_jobs = prediction_jobs.MAX_JOBS_PER_NAMESPACE
+        shared_jobs = prediction_jobs.SharedJobs(RedisPredictionJobs(link(settings.store), max_jobs), batch_room.plans)
+        prediction_room = shared_jobs
+    admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_jobs_here, shared_jobs)
     tuning_store = Tunings()  # Vertex tuningJobs, Developer tunedModels; their tuned models answer as their base
     admin.resources["tuningJobs"] = tunings.AdminView(tuning_store)
     admin.tuning_schedule = tunings.ScheduleView(tuning_store)
