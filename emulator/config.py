@@ -200,7 +200,8 @@ class Settings:
     store: str = _setting(
         "memory",
         "where shared state lives: `memory` (this process) or `redis://host:port/db` (scripts, strict settings, the"
-        " journal, batch jobs and file search stores in Redis, shared by every worker and replica: docs/scaling.md;"
+        " journal, batch jobs, files, file search stores, Vertex batch prediction jobs, models added at run time and"
+        " the openai engine's tool-call ids in Redis, shared by every worker and replica: docs/scaling.md;"
         " `pip install gemini-emulator[redis]`)",
     )
     workers: int = _setting(
