@@ -21,11 +21,14 @@ from gemini_emulator.protocol import errors, framing, routes
 from gemini_emulator.seam import SHARED, Engine, Scriptable, ScriptBook, load_engine
 from gemini_emulator.seam.state import MEMORY, SALT_ENV, check_store, link, shared_salt
 from gemini_emulator.stores.batches_redis import RedisBatchStore, RedisPlans
+from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
 from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.live import LiveStore
+from gemini_emulator.stores.live_redis import RedisLiveShared
 from gemini_emulator.stores.models_redis import SharedModels
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.prediction_jobs_redis import RedisPredictionJobs
 from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
@@ -150,6 +153,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         journal = RedisJournal(link(settings.store), settings.journal_cap)
     deferred = journal.deferred
     admin = Admin(settings, store, journal, engine.name, ctx.bodies)
+    if check_store(settings.store) != MEMORY:  # cached contents and Veo's operations on Redis, for every process
+        ctx.caches = ctx.shared_caches = RedisCacheStore(link(settings.store))
+        delay_s = settings.operation_delay_ms / 1000
+        ctx.shared_operations = RedisOperationStore(link(settings.store), default_delay_s=delay_s)
     admin.resources["cachedContents"] = caches.AdminView(ctx.caches)
     if check_store(settings.store) != MEMORY:  # file search stores in Redis (stores/file_search_redis.py)
         ctx.shared_search = RedisFileSearchStores(link(settings.store), settings.file_search_budget_bytes)
@@ -189,7 +196,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.resources["agents"] = agents.AdminView(ctx.agents)  # managed agents, named by interactions and triggers
     admin.resources["environments"] = environments.AdminView(ctx.environments)  # their sandboxes and files
     # Live API sessions, resumption handles, ephemeral tokens
-    sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions)
+    sessions = LiveStore(settings.max_live_sessions_per_namespace, settings.max_live_sessions, settings.replica)
+    if check_store(settings.store) != MEMORY:  # tokens and handles on Redis; open sessions stay here
+        sessions.shared = RedisLiveShared(link(settings.store), settings.replica)
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
     template_store = TemplateStore()  # server prompt templates (Firebase AI Logic): the file's, shared by all

@@ -200,8 +200,7 @@ class Settings:
     store: str = _setting(
         "memory",
         "where shared state lives: `memory` (this process) or `redis://host:port/db` (scripts, strict settings, the"
-        " journal, batch jobs, files, file search stores, Vertex batch prediction jobs, models added at run time and"
-        " the openai engine's tool-call ids in Redis, shared by every worker and replica: docs/scaling.md;"
+        " journal and the resources docs/scaling.md lists in Redis, shared by every worker and replica;"
         " `pip install gemini-emulator[redis]`)",
     )
     workers: int = _setting(

@@ -32,18 +32,32 @@ SCALING_CLAIMS: list[Claim] = [
         "key-less follow-ups, in production's alphabet and URL shape",
     ),
     Claim(
+        "replica-token-names",
+        "POST /v1alpha/auth_tokens (google-genai auth_tokens.create)",
+        "With --replica NAME an ephemeral token's name begins `auth_tokens/NAME-`, then 48 random hex digits; "
+        "without the setting it is `auth_tokens/` and the digits, as before",
+        (_P + "test_live_sessions_opened_with_ephemeral_tokens_reach_the_replica_that_minted_them",),
+        source="the emulator's own deployment recipe; production's token names are opaque",
+        divergence="deliberate: production's token names carry no replica name; the prefix lets a proxy send a Live "
+        "session opened with the token to the replica holding it",
+    ),
+    Claim(
         "replica-proxy-routing",
         "docs/scaling.md's nginx and HAProxy recipes",
         "Behind the recipe (run as the document shows it, on Debian's nginx 1.22 and HAProxy 2.6), every key's "
         "Gemini and admin calls reach one replica (scripts honoured, journals whole, the other replica sees none of "
         "them); a three-chunk google-genai upload by a key whose replica is not the one the key-less follow-ups "
         "hash to completes and files.get finds it; alt=sse events pass as sent; a Live WebSocket reaches the key's "
-        "replica",
+        "replica; a Live session opened with an ephemeral token (Authorization: Token, or ?access_token= with its "
+        "slash as sent or escaped) reaches the replica that minted it; nginx keeps a replica that was still "
+        "starting in the hash (max_fails=0)",
         (
             _P + "test_each_key_reaches_one_replica_for_gemini_and_admin_calls",
             _P + "test_resumable_upload_follow_ups_reach_the_replica_holding_the_session",
             _P + "test_sse_events_pass_through_as_they_are_sent",
             _P + "test_live_websocket_upgrades_through_the_proxy_to_the_keys_replica",
+            _P + "test_live_sessions_opened_with_ephemeral_tokens_reach_the_replica_that_minted_them",
+            _P + "test_a_replica_that_was_still_starting_gets_its_keys_at_once",
         ),
         source="the emulator's own deployment recipe (production has no replicas to route)",
         divergence="deliberate: emulator-only; Envoy and Kubernetes recipes are described, not tested",

@@ -1,4 +1,5 @@
-"""Claims of issue 34 (phase 2): batch jobs and file search stores on the Redis store, shared by every process."""
+"""Claims of issue 34 (phase 2): batch jobs, file search stores, cached contents, Veo's operations, ephemeral tokens
+and resumption handles on the Redis store, shared by every process."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ _C = "tests/scaling/test_batches_contract.py::"
 _FS = "tests/scaling/test_file_search_redis_store.py::"
 _FP = "tests/scaling/test_file_search_processes.py::"
 _FC = "tests/scaling/test_file_search_contract.py::"
+_CC = "tests/scaling/test_caches_contract.py::"
+_CS = "tests/scaling/test_cache_store_redis.py::"
+_OC = "tests/scaling/test_operations_contract.py::"
+_OS = "tests/scaling/test_operation_store_redis.py::"
+_LC = "tests/scaling/test_live_contract.py::"
+_LS = "tests/scaling/test_live_store_redis.py::"
+_SP = "tests/scaling/test_shared_resources_processes.py::"
 
 SCALING_RESOURCE_CLAIMS: list[Claim] = [
     Claim(
@@ -98,5 +106,109 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             _FS + "test_texts_are_fetched_at_most_fetch_bytes_a_round_trip",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
+    ),
+    Claim(
+        "redis-caches-contract",
+        "cachedContents.create|get|list|patch|delete and generateContent naming cachedContent on --store redis://...",
+        "the cachedContents room on the Redis store passes the in-memory room's whole suite (google-genai sync and"
+        " async, Developer and Vertex, generate, stream and countTokens with a cache, pages, update, expiry, other"
+        " keys, the admin API, the journal)",
+        (
+            _CC + "test_generate_with_cache_counts_cached_tokens_and_the_engine_sees_the_cache",
+            _CC + "test_list_pages_update_and_delete",
+            _CC + "test_an_expired_cache_is_gone",
+            _CC + "test_vertex_create_use_and_404",
+            _CC + "test_admin_lists_removes_and_reset_clears_the_callers_caches",
+        ),
+        source="emulator-only (docs/scaling.md, Cached contents on Redis)",
+    ),
+    Claim(
+        "redis-caches-store",
+        "the Redis cache store (stores/caches_redis.py)",
+        "an entry made through one store is read, patched and deleted through another; the count bound passes"
+        " exactly its number of racing creates across four stores and the byte budgets are counted across stores;"
+        " an expired entry is gone to the nanosecond, its hash carries a Redis TTL, its bytes are given back by the"
+        " sweep; each call is one round trip; an unreachable Redis is the 503",
+        (
+            _CS + "test_an_entry_made_on_one_store_is_read_patched_and_deleted_on_another",
+            _CS + "test_bounds_are_counted_across_stores_exactly_under_a_race",
+            _CS + "test_expiry_to_the_nanosecond_and_the_sweep_gives_bytes_back",
+            _CS + "test_each_call_is_one_round_trip",
+            _CS + "test_an_unreachable_redis_is_the_503",
+        ),
+        source="emulator-only (docs/scaling.md, docs/security.md)",
+    ),
+    Claim(
+        "redis-operations-contract",
+        "predictLongRunning, fetchPredictOperation and operations.get|list|cancel|delete on --store redis://...",
+        "Veo and the operations room on the Redis store pass the in-memory suites (google-genai on Vertex, REST on"
+        " the Developer API, scripted holds, failures and filters, the video downloaded, list, cancel, delete, other"
+        " keys, the admin API)",
+        (
+            _OC + "test_vertex_generate_videos_polls_to_inline_mp4s",
+            _OC + "test_script_holds_fails_and_filters",
+            _OC + "test_developer_rest_video_is_a_downloadable_file",
+            _OC + "test_list_cancel_delete",
+        ),
+        source="emulator-only (docs/scaling.md, Operations on Redis)",
+    ),
+    Claim(
+        "redis-operations-store",
+        "the Redis operation store (stores/operations_redis.py)",
+        "an operation created through one store is done through another on the wall clock once its producer gives"
+        " the result; a cancel outlasts the producer's later result; a result past the byte budget fails the"
+        " operation; the bound forgets the oldest done first; each call is one round trip; a producer whose lease"
+        " lapses leaves its operation done with UNAVAILABLE, which its late result does not change",
+        (
+            _OS + "test_made_on_one_done_on_another_and_a_cancel_outlasts_the_result",
+            _OS + "test_a_result_past_the_budget_fails_and_the_bound_forgets_done_first",
+            _OS + "test_each_call_is_one_round_trip",
+            _OS + "test_a_producer_that_stops_renewing_its_lease_leaves_its_operation_abandoned",
+        ),
+        source="emulator-only (docs/scaling.md, docs/security.md)",
+    ),
+    Claim(
+        "redis-live-contract",
+        "auth_tokens.create and Live sessions (BidiGenerateContent, ...Constrained) on --store redis://...",
+        "the Live SDK and raw suites pass on the Redis store (an ephemeral token locking its setup and used up,"
+        " resumption after a drop, close codes, the admin listing of sessions and handles)",
+        (
+            _LC + "test_ephemeral_token_locks_its_setup_and_is_used_up",
+            _LC + "test_session_resumption_after_a_drop",
+            _LC + "test_admin_lists_open_sessions_and_handles",
+        ),
+        source="emulator-only (docs/scaling.md, Ephemeral tokens and resumption handles on Redis)",
+    ),
+    Claim(
+        "redis-live-store",
+        "the Redis token and handle store (stores/live_redis.py)",
+        "a three-use token's uses are spent once each under ten racing spends across two stores; newSessionExpireTime"
+        " and expireTime hold and a resumption spends nothing; the oldest tokens go past the bound with their bytes"
+        " counted in Redis; no token name reaches any Redis key or value; a handle saved through one store resumes"
+        " through another; an unreachable Redis is the 503",
+        (
+            _LS + "test_uses_are_spent_once_each_under_a_race",
+            _LS + "test_expiry_times_hold",
+            _LS + "test_the_oldest_tokens_go_and_no_name_reaches_redis",
+            _LS + "test_a_handle_saved_on_one_store_resumes_on_another",
+            _LS + "test_an_unreachable_redis_is_the_503",
+        ),
+        source="emulator-only (docs/scaling.md, docs/security.md)",
+    ),
+    Claim(
+        "redis-shared-resources-across-processes",
+        "caches, Veo operations, tokens and handles on two gemini-emulator serve --store redis://... processes",
+        "a cache made on one process is used by generateContent, patched and deleted on the other and expires on"
+        " both; a video operation started on one is polled done on the other (Developer GET and Vertex"
+        " fetchPredictOperation), listed and cancelled there; a token minted on one starts sessions on the other,"
+        " its two uses spent across both; a handle saved on one resumes on the other; with Redis unreachable every"
+        " such call gets the 503 UNAVAILABLE envelope within 5 s, and a Live session closes 1011 with its reason",
+        (
+            _SP + "test_a_cache_made_on_one_process_is_used_patched_and_deleted_on_another",
+            _SP + "test_a_video_operation_started_on_one_process_is_polled_done_listed_and_cancelled_on_another",
+            _SP + "test_a_token_minted_on_one_process_starts_sessions_on_another_and_handles_resume_across",
+            _SP + "test_an_unreachable_redis_is_the_503_envelope",
+        ),
+        source="emulator-only (docs/scaling.md)",
     ),
 ]

@@ -87,6 +87,8 @@ def stamp(ns: int, digits: int = 6) -> str:
 class CacheStore:
     """Every namespace's cached contents (module docstring: expiry, isolation, bounds). Thread-safe."""
 
+    remote = False  # stores/caches_redis.py's twin is; the rooms await it
+
     def __init__(
         self,
         max_per_namespace: int = MAX_PER_NAMESPACE,
@@ -152,6 +154,8 @@ class CacheStore:
         """The live entry called `name` in this namespace, or None (missing, expired, deleted, another's)."""
         with self._lock:
             return self._live(namespace, self.clock()).get(name)
+
+    cached = get  # the generate path's look-up (the Redis store's reads what the request fetched before)
 
     def list(
         self, namespace: str, page_size: int = PAGE_DEFAULT, page_token: str = "", parent: str = ""

@@ -18,9 +18,12 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from gemini_emulator.stores.live_redis import RedisLiveShared
 
 RESUMPTION_TTL_S = 2 * 60 * 60  # production: handles stay valid for 2 hours after the session ends (docs)
 MAX_HANDLES = 256  # per namespace
@@ -68,14 +71,27 @@ class TokensFull(Exception):
     """A mint past the bound over every namespace (or a setup past a namespace's whole budget)."""
 
 
+def new_token_name(replica: str = "") -> str:
+    """A fresh ephemeral token's name: `auth_tokens/` and 48 random hex digits; on a replica given a name
+    (`--replica NAME`) the digits follow `NAME-`, so a proxy can send a Live session opened with the token to the
+    replica that minted it (docs/scaling.md). The name only routes; the digits after it are the secret."""
+    return "auth_tokens/" + (f"{replica}-" if replica else "") + secrets.token_hex(24)
+
+
 class LiveStore:
-    """Open sessions, resumption handles and ephemeral tokens, per namespace."""
+    """Open sessions, resumption handles and ephemeral tokens, per namespace. With `shared` (the Redis store,
+    stores/live_redis.py) tokens and handles live there, and the Live rooms await it instead; the admin calls
+    below then read it; open sessions stay here (the process holding their sockets)."""
 
     def __init__(
-        self, per_namespace: int = DEFAULT_SESSIONS_PER_NAMESPACE, total: int = DEFAULT_SESSIONS_TOTAL
+        self,
+        per_namespace: int = DEFAULT_SESSIONS_PER_NAMESPACE,
+        total: int = DEFAULT_SESSIONS_TOTAL,
+        replica: str = "",
     ) -> None:
         self.per_namespace = per_namespace
         self.total = total
+        self.replica = replica  # names the tokens minted here (new_token_name)
         self._open: dict[str, int] = {}
         self._handles: dict[str, OrderedDict[str, Saved]] = {}
         self._tokens: dict[str, Token] = {}  # by name
@@ -85,6 +101,7 @@ class LiveStore:
         self._sessions: dict[str, dict[str, Any]] = {}
         self._serial = 0
         self._lock = threading.Lock()
+        self.shared: RedisLiveShared | None = None
 
     # Open sessions
 
@@ -127,6 +144,8 @@ class LiveStore:
             return [(k, dict(v)) for k, v in self._sessions.items() if namespace in (None, v["namespace"])]
 
     def handles(self, namespace: str | None = None) -> list[tuple[str, str, Saved]]:
+        if self.shared is not None:
+            return self.shared.handles(namespace)
         with self._lock:
             return [
                 (ns, handle, saved)
@@ -136,11 +155,15 @@ class LiveStore:
             ]
 
     def tokens(self, namespace: str | None = None) -> list[Token]:
+        if self.shared is not None:
+            return self.shared.tokens(namespace)
         with self._lock:
             return [t for t in self._tokens.values() if namespace in (None, t.namespace)]
 
     def forget(self, namespace: str, name: str) -> bool:
         """Remove a resumption handle or an ephemeral token by name."""
+        if self.shared is not None:
+            return self.shared.forget(namespace, name)
         with self._lock:
             held = self._handles.get(namespace)
             if held and name in held:
@@ -189,7 +212,7 @@ class LiveStore:
     ) -> Token:
         """A new token; TokensFull when it would pass the bound over every namespace."""
         token = Token(
-            name="auth_tokens/" + secrets.token_hex(24),
+            name=new_token_name(self.replica),
             namespace=namespace,
             uses=uses,
             expire_time=expire_time,
@@ -268,20 +291,25 @@ class LiveStore:
 
     def describe(self) -> dict[str, Any]:
         """What the admin API shows: open sessions per namespace, handles and tokens held (never a token's name)."""
+        tokens: dict[str, int] = {}
+        for t in self.tokens():
+            tokens[t.namespace] = tokens.get(t.namespace, 0) + 1
+        handles: dict[str, int] = {}
+        for ns, _, _ in self.handles():
+            handles[ns] = handles.get(ns, 0) + 1
         with self._lock:
-            tokens: dict[str, int] = {}
-            for t in self._tokens.values():
-                tokens[t.namespace] = tokens.get(t.namespace, 0) + 1
             return {
                 "openSessions": dict(self._open),
                 "openSessionsTotal": sum(self._open.values()),
                 "limits": {"perNamespace": self.per_namespace, "total": self.total},
-                "resumptionHandles": {ns: len(h) for ns, h in self._handles.items() if h},
+                "resumptionHandles": handles,
                 "ephemeralTokens": tokens,
             }
 
     def reset(self, namespace: str | None = None) -> None:
         """Forget handles and tokens (open sessions stay counted until they end)."""
+        if self.shared is not None:
+            self.shared.reset(namespace)
         with self._lock:
             if namespace is None:
                 self._handles.clear()

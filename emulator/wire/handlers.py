@@ -31,6 +31,7 @@ from gemini_emulator.seam import (
 )
 from gemini_emulator.stores.agents import AgentStore
 from gemini_emulator.stores.caches import CacheStore
+from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.environments import EnvironmentStore
 from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
@@ -38,6 +39,7 @@ from gemini_emulator.stores.files import FileAccess, FileReader, FileStore
 from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.models_redis import SharedModels
 from gemini_emulator.stores.operations import OperationStore
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
     auth,
@@ -120,7 +122,10 @@ class Context:
         # by target, at most _PLANS_MAX: by its id (a frozen dataclass hashes all its fields in Python, on each
         # look-up), with the target kept beside its plan, so that no other target takes its id while it is here
         self._plans: dict[int, tuple[Target, CallPlan]] = {}
-        self.caches = CacheStore()  # cachedContents, per namespace (wire/resources/caches.py serves them)
+        # cachedContents, per namespace (wire/resources/caches.py serves them); on `--store redis://` app.py sets
+        # both to the Redis store (stores/caches_redis.py), whose entry a generate call reads before it is built
+        self.caches: CacheStore | RedisCacheStore = CacheStore()
+        self.shared_caches: RedisCacheStore | None = None
         self.voices = Voices()  # custom voices, per namespace (wire/resources/voices.py serves them)
         # managed agents and their sandboxes, per namespace (wire/resources/agents.py, environments.py serve them;
         # interactions and triggers name them)
@@ -128,6 +133,8 @@ class Context:
         self.environments = EnvironmentStore()
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
+        # ... and on `--store redis://` (set by app.py) Veo's, shared by every process (stores/operations_redis.py)
+        self.shared_operations: RedisOperationStore | None = None
         # file search stores and their documents (wire/resources/file_search.py serves them)
         self.file_search = FileSearchStores(budget_bytes=settings.file_search_budget_bytes)
         # ... or, on `--store redis://...`, in Redis, shared by every process (app.py sets it; the room and
@@ -363,6 +370,8 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         int_enums = "$alt" in query and enums.wants_int_enums(query["$alt"])
         if ctx.shared_files is not None:  # on Redis: the files its fileData names, for filedata.check
             await filedata.prefetch(ctx.shared_files, target, body, namespace)
+        if ctx.shared_caches is not None and (len(body) > 1 or not plan.generates):  # Redis: the named cache, read
+            await cached.fetch(ctx.shared_caches, target, body, namespace)
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
         gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent)

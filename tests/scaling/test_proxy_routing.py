@@ -22,6 +22,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ import pytest
 import websockets
 from google import genai
 from google.genai import types
+from google.genai.errors import ExperimentalWarning
 from served import Served, spawn
 
 from gemini_emulator.admin.client import AdminClient
@@ -270,10 +272,10 @@ LIVE = "/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateCo
 LIVE_MODEL = "models/gemini-2.5-flash-native-audio-latest"
 
 
-async def _live_turn(url: str, text: str) -> str:
+async def _live_turn(url: str, text: str, headers: dict[str, str] | None = None) -> str:
     """One text turn on a Live session at `url`: the model turn's text."""
     said = []
-    async with websockets.connect(url, open_timeout=10) as ws:
+    async with websockets.connect(url, open_timeout=10, additional_headers=headers) as ws:
         await ws.send(
             json.dumps({"setup": {"model": LIVE_MODEL, "generationConfig": {"responseModalities": ["TEXT"]}}})
         )
@@ -299,6 +301,41 @@ def test_live_websocket_upgrades_through_the_proxy_to_the_keys_replica(proxy: Pr
     assert asyncio.run(_live_turn(url, "hello")) == f"live for {key}"
     with closing(AdminClient(proxy.replicas[replica_of(proxy.url, key)].url, api_key=key)) as direct:
         assert direct.pending() == []
+
+
+LIVE_CONSTRAINED = "/ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContentConstrained"
+
+
+def test_live_sessions_opened_with_ephemeral_tokens_reach_the_replica_that_minted_them(proxy: Proxy) -> None:
+    """A token minted through the proxy (google-genai) lives on its key's replica: a Live session opened with it as
+    google-genai sends it (`Authorization: Token ...`; the SDK itself always dials wss://, so the header is sent
+    here as it sends it) or as a browser opens it (`?access_token=`, its slash as sent or escaped) reaches that
+    replica, whatever the token itself would hash to. Six tokens, three minted on each replica: without the
+    route each would land on the right one by chance, one time in two."""
+    keys: dict[str, str] = {}
+    for key in proxy.keys:
+        keys.setdefault(replica_of(proxy.url, key), key)
+    assert set(keys) == set(REPLICAS)
+    alpha = types.HttpOptions(base_url=proxy.url, api_version="v1alpha")
+    opened: list[tuple[str, str]] = []
+    for name, key in sorted(keys.items()):
+        with closing(AdminClient(proxy.url, api_key=key)) as admin:
+            admin.clear()
+            admin.script({"text": f"token session on {name}", "times": 3})
+        for way in ("sdk", "query", "escaped"):
+            minter = genai.Client(api_key=key, http_options=alpha)
+            with warnings.catch_warnings():  # google-genai: token creation is experimental
+                warnings.simplefilter("ignore", ExperimentalWarning)
+                token = minter.auth_tokens.create(config={"uses": 1})
+            assert token.name is not None and token.name.startswith(f"auth_tokens/{name}-")
+            url = proxy.url.replace("http", "ws", 1) + LIVE_CONSTRAINED
+            if way == "sdk":
+                said = asyncio.run(_live_turn(url, "hello", {"Authorization": f"Token {token.name}"}))
+            else:
+                credential = token.name if way == "query" else token.name.replace("/", "%2F")
+                said = asyncio.run(_live_turn(url + f"?access_token={credential}", "hello"))
+            opened.append((way, said))
+    assert opened == [(way, f"token session on {name}") for name in sorted(keys) for way in ("sdk", "query", "escaped")]
 
 
 def test_a_replica_that_was_still_starting_gets_its_keys_at_once() -> None:

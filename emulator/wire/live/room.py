@@ -15,6 +15,7 @@ import base64
 import binascii
 import logging
 import re
+import time
 from typing import Any
 
 import orjson
@@ -78,6 +79,7 @@ class Session(Turns):
         self.session_id = ""  # the LiveStore's id of this open session
         self.entries: list[str] = []
         self.token_name = ""  # an ephemeral token's name (the Constrained method)
+        self.token_expires = 0.0  # ... its expireTime, on the Redis store (read as the session starts)
         self.timers: list[asyncio.TimerHandle] = []  # goAway's end of session
         self.tasks: set[asyncio.Task[None]] = set()  # turns begun by the silence timer
 
@@ -95,6 +97,8 @@ class Session(Turns):
             raise
         except WebSocketDisconnect:
             pass
+        except errors.ApiError as error:  # the shared store unreachable (its 503), as a close frame
+            await self._close(closing.from_error(error))
         except Exception:  # never a traceback to the client: the session ends as production's internal error
             log.exception("unexpected failure in a Live session")
             await self._close(Close(closing.INTERNAL, "Internal error encountered."))
@@ -112,7 +116,7 @@ class Session(Turns):
             self.record.entry = ", ".join(dict.fromkeys(self.entries)) or None
 
     async def _serve(self) -> None:
-        self._authenticate()
+        await self._authenticate()
         self.session_id = self.store.open(self.namespace, self.record.path)
         if not self.session_id:
             raise Close(closing.INTERNAL, LIMIT_REASON)
@@ -126,11 +130,17 @@ class Session(Turns):
             self._check_token()
             await self._handle(kind, body)
 
-    def _authenticate(self) -> None:
+    async def _authenticate(self) -> None:
         target = self.target
         if target.action == LIVE_CONSTRAINED:
             self.token_name = self.query.get("access_token", "") or self._token_header()
-            token = self.store.token(self.token_name) if self.token_name else None
+            shared = self.store.shared
+            if not self.token_name:
+                token = None
+            elif shared is not None:  # the Redis store: a token minted through any process
+                token = await shared.token(self.token_name)
+            else:
+                token = self.store.token(self.token_name)
             if token is None:
                 raise Close(closing.INVALID, _TOKEN_REFUSALS["unknown"])
             self.namespace = self.record.namespace = token.namespace
@@ -194,7 +204,7 @@ class Session(Turns):
         return kinds[0], normalised[kinds[0]]
 
     async def _begin(self, setup: dict[str, Any]) -> None:
-        setup = self._constrained(setup)
+        setup = await self._constrained(setup)
         name = setup.get("model")
         if not isinstance(name, str) or not name:
             raise closing.invalid()
@@ -222,7 +232,11 @@ class Session(Turns):
         resumption = setup.get("sessionResumption")
         handle = resumption.get("handle") if isinstance(resumption, dict) else None
         if handle:
-            saved = self.store.resume(self.namespace, handle)
+            shared = self.store.shared
+            if shared is not None:
+                saved = await shared.resume(self.namespace, handle)
+            else:
+                saved = self.store.resume(self.namespace, handle)
             if saved is None:
                 raise Close(closing.POLICY, "Requested entity was not found.")
             self.contents = [dict(c) for c in saved.contents]
@@ -230,16 +244,23 @@ class Session(Turns):
         self.listener = Listener(int(detection.get("silenceDurationMs") or DEFAULT_SILENCE_MS))
         await self._send(speaking.setup_complete(target.backend, f"{self.record.id}:{self.namespace}:{model_id}"))
 
-    def _constrained(self, setup: dict[str, Any]) -> dict[str, Any]:
+    async def _constrained(self, setup: dict[str, Any]) -> dict[str, Any]:
         """An ephemeral token's session: the token spent (a resumption is free) and its locked fields applied."""
         if self.target.action != LIVE_CONSTRAINED:
             return setup
         resumption = setup.get("sessionResumption")
         resuming = isinstance(resumption, dict) and bool(resumption.get("handle"))
-        refusal = self.store.spend(self.token_name, resuming)
+        shared = self.store.shared
+        if shared is not None:  # spent and read in one call; its expireTime kept for the per-message check
+            refusal, token = await shared.spend(self.token_name, resuming)
+            if token is not None:
+                self.token_expires = token.expire_time
+        else:
+            refusal = self.store.spend(self.token_name, resuming)
         if refusal:
             raise Close(closing.POLICY, _TOKEN_REFUSALS[refusal])
-        token = self.store.token(self.token_name)
+        if shared is None:
+            token = self.store.token(self.token_name)
         if token is None or not token.constraints:
             return setup
         constraints = validate.respelled(dict(token.constraints), "BidiGenerateContentSetup")
@@ -247,7 +268,12 @@ class Session(Turns):
 
     def _check_token(self) -> None:
         """No message on an ephemeral token past its expireTime."""
-        if self.target.action == LIVE_CONSTRAINED and not self.store.usable(self.token_name):
+        if self.target.action != LIVE_CONSTRAINED:
+            return
+        if self.store.shared is not None:  # a token's times never change: checked here, no round trip
+            if time.time() > self.token_expires:
+                raise Close(closing.POLICY, _TOKEN_REFUSALS["expired"])
+        elif not self.store.usable(self.token_name):
             raise Close(closing.POLICY, _TOKEN_REFUSALS["expired"])
 
     def _token_header(self) -> str:

@@ -62,7 +62,10 @@ async def create(
         mask = body.get("fieldMask", "")
         if not isinstance(mask, str):
             raise errors.payload_violations([errors.invalid_value("field_mask", "TYPE_STRING", repr(mask))])
-        token = store.mint(namespace, uses or 1_000_000_000, expire, new_session, setup, mask)
+        if store.shared is not None:  # the Redis store: the token accepted by every process
+            token = await store.shared.mint(namespace, uses or 1_000_000_000, expire, new_session, setup, mask)
+        else:
+            token = store.mint(namespace, uses or 1_000_000_000, expire, new_session, setup, mask)
         return handlers.json_response({"name": token.name})
     except TokensFull as full:
         return handlers.error_response(errors.ApiError(429, f"gemini-emulator: {full}."))

@@ -220,7 +220,11 @@ class Turns:
 
     async def _resumable(self) -> None:
         if self.setup.get("sessionResumption") is not None:
-            handle = self.store.save(self.namespace, self.setup, self.contents)
+            shared = self.store.shared
+            if shared is not None:  # the Redis store: resumable through any process
+                handle = await shared.save(self.namespace, self.setup, self.contents)
+            else:
+                handle = self.store.save(self.namespace, self.setup, self.contents)
             await self._send({"sessionResumptionUpdate": {"newHandle": handle, "resumable": True}})
 
     async def _after_turn(self, live: dict[str, Any], saved: bool = False) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import uuid
 from typing import Any
 
@@ -28,11 +29,13 @@ from gemini_emulator.media import images, video
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import VERTEX, Target
 from gemini_emulator.stores.files import FilesFull
-from gemini_emulator.stores.operations import Operation
+from gemini_emulator.stores.operations import Operation, OperationStore
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources.files import base_url
 
+log = logging.getLogger("gemini_emulator")
 KIND = "veo"
 MAX_SAMPLES = 4
 DURATIONS = (4, 5, 6, 7, 8)
@@ -56,24 +59,25 @@ async def call(ctx: handlers.Context, request: Incoming, target: Target, record:
         record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         body = await handlers.read_body(ctx, request, record)
         if target.method == "fetchPredictOperation":
-            return _fetch(ctx, target, record.namespace, body)
+            return await _fetch(ctx, target, record.namespace, body)
         body = validate.check_fields(body, "ImagenPredictRequest", target.backend, target.version)
         model = ctx.catalogue.resolve(
             target.model, target.method, target.version, target.backend, target.project, target.location
         )
-        return _start(ctx, request, target, record, model, body)
+        return await _start(ctx, request, target, record, model, body)
     except errors.ApiError as error:
         return handlers.error_response(error)
 
 
-def _fetch(ctx: handlers.Context, target: Target, namespace: str, body: dict[str, Any]) -> Response:
+async def _fetch(ctx: handlers.Context, target: Target, namespace: str, body: dict[str, Any]) -> Response:
     unknown = sorted(set(body) - {"operationName", "operation_name"})
     if unknown:
         raise errors.payload_violations([errors.unknown_name(unknown[0], "")])
     name = body.get("operationName", body.get("operation_name"))
     if not isinstance(name, str) or not name:
         raise errors.invalid_argument("operationName is required.")
-    op = ctx.operations.get(namespace, name)
+    shared = ctx.shared_operations
+    op = await shared.get(namespace, name) if shared is not None else ctx.operations.get(namespace, name)
     if op is None or op.kind != KIND:
         raise errors.ApiError(404, f"Operation {name} not found.")
     return handlers.json_response(op.view())
@@ -117,7 +121,7 @@ class _Ask:
         self.size = video.dimensions(str(params.get("resolution") or "720p"), str(aspect))
 
 
-def _start(
+async def _start(
     ctx: handlers.Context, request: Incoming, target: Target, record: Record, model: str, body: dict[str, Any]
 ) -> Response:
     ask = _Ask(body)
@@ -131,30 +135,54 @@ def _start(
     generate = {"contents": [{"role": "user", "parts": [{"text": ask.prompt or "(image)"}, *ask.parts]}]}
     gen, _, _, answer = handlers.start_generation(ctx, target, model, generate, namespace, False, body)
     vertex = target.backend == VERTEX
+    shared = ctx.shared_operations  # the Redis store: the operation polled through every process
+    store: OperationStore | RedisOperationStore = shared if shared is not None else ctx.operations
+    name, parent = None, f"models/{model}"  # the Developer API's: drawn under the model
     if vertex:
-        parent = f"projects/{target.project or 'project'}/locations/{target.location or 'us-central1'}"
-        name = f"{parent}/publishers/google/models/{model}/operations/{uuid.uuid4()}"
-        op = ctx.operations.create(namespace, KIND, name=name, hold=True)
+        where = f"projects/{target.project or 'project'}/locations/{target.location or 'us-central1'}"
+        name, parent = f"{where}/publishers/google/models/{model}/operations/{uuid.uuid4()}", ""
+    if shared is not None:  # leased: if this process dies before the result, a reader ends it ABANDONED
+        op = await shared.create(namespace, KIND, name=name, parent=parent, hold=True, leased=True)
     else:
-        op = ctx.operations.create(namespace, KIND, parent=f"models/{model}", hold=True)
+        op = ctx.operations.create(namespace, KIND, name=name, parent=parent, hold=True)
     base = base_url(request, ctx.settings.tls)
 
     async def run() -> None:
+        if shared is None:
+            await produce()
+            return
+        stop = asyncio.Event()
+        keeper = asyncio.create_task(shared.keep(op, stop))  # the lease renewed while the engine answers
+        try:
+            await produce()
+        finally:
+            stop.set()
+            await keeper
+
+    async def produce() -> None:
+        result: dict[str, Any]
         try:
             try:
                 chunks = await handlers.collect(answer)
             finally:
                 record.entry = gen.notes.get("entry")
-            remaining = max(0.0, op.ready_at - ctx.operations.clock())
+            remaining = max(0.0, op.ready_at - op.clock())
             if any(c.block_reason for c in chunks):
                 response = _filtered(vertex, ask.count)
             else:
                 response = await _videos(ctx, namespace, gen.fingerprint, ask, vertex, base)
-            ctx.operations.complete(op, response=response, at=remaining)
+            result = {"response": response, "at": remaining}
         except errors.ApiError as error:
-            ctx.operations.complete(op, error=error, at=0)
+            result = {"error": error, "at": 0}
         except FilesFull as full:
-            ctx.operations.complete(op, error=errors.ApiError(429, f"gemini-emulator: {full}"), at=0)
+            result = {"error": errors.ApiError(429, f"gemini-emulator: {full}"), "at": 0}
+        try:
+            done = store.complete(op, **result)
+            if done is not None:
+                await done
+        except errors.ApiError:  # the shared store unreachable (its link logged why): the result cannot be kept
+            log.error("a video generation's result was lost: the state store is unavailable")
+            return
         if ctx.video_done is not None:  # webhooks: video.generated once the operation reports done
             ctx.video_done(op)
 

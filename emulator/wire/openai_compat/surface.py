@@ -25,6 +25,7 @@ from gemini_emulator.seam import Chunk, Embedder
 from gemini_emulator.wire import auth, embeddings, faults, handlers, sending, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.openai_compat import images, printing, translate
+from gemini_emulator.wire.resources import cached
 from gemini_emulator.wire.sending import Body, Stream
 
 JSON_TYPE = "application/json"
@@ -116,6 +117,8 @@ async def _chat(
     call = Target("call", DEVELOPER, target.family, target.version, model="models/" + chat.model, method=method)
     native = validate.check_fields(chat.native, "GenerateContentRequest", DEVELOPER, target.version)  # normalised
     model = await handlers.resolve_model(ctx, call, native, record.namespace, chat.stream)
+    if ctx.shared_caches is not None:  # extra_body.google.cached_content on the Redis store: read before the build
+        await cached.fetch(ctx.shared_caches, call, native, record.namespace)
     gen, builder, _ = handlers.prepare_generation(ctx, call, model, native, record.namespace, chat.stream, chat.native)
     created = int(time.time())
     printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)

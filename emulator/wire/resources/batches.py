@@ -52,7 +52,7 @@ from gemini_emulator.stores.files import FilesFull, FileTooLarge, SpoolClosed
 from gemini_emulator.stores.operations import CANCELLED_STATUS, Operation, OperationStore, error_status, new_id
 from gemini_emulator.wire import auth, deliveries, embeddings, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import filedata
+from gemini_emulator.wire.resources import cached, filedata
 
 log = logging.getLogger("gemini_emulator")
 METHODS = frozenset({"batchGenerateContent", "asyncBatchEmbedContent"})
@@ -596,6 +596,8 @@ async def _generate(ctx: handlers.Context, namespace: str, model: str, request: 
     body = validate.check_fields(sent, "GenerateContentRequest", DEVELOPER, "v1beta")
     if ctx.shared_files is not None:  # on Redis: the files its fileData names, for filedata.check
         await filedata.prefetch(ctx.shared_files, target, body, namespace)
+    if ctx.shared_caches is not None:  # a cache on the Redis store, read before the call is built
+        await cached.fetch(ctx.shared_caches, target, body, namespace)
     gen, builder, _, answer = handlers.start_generation(ctx, target, model, body, namespace, False, request)
     chunk, *others = await handlers.collect(answer)
     if chunk.fault is not None:  # a dropped or cut connection has no place in a batch: the item fails

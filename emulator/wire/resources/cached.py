@@ -16,6 +16,7 @@ from typing import Any
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.stores.caches import CachedContent, CacheStore
+from gemini_emulator.stores.caches_redis import RedisCacheStore
 
 _DEVELOPER_NAME = re.compile(r"^cachedContents/[^/]+$")
 _VERTEX_NAME = re.compile(r"^projects/[^/]+/locations/[^/]+/cachedContents/[^/]+$")
@@ -62,7 +63,9 @@ def model_id(model: str) -> str:
     return model.rsplit("/", 1)[-1]
 
 
-def resolve(store: CacheStore, target: Target, model: str, body: dict[str, Any], namespace: str) -> CacheUse | None:
+def resolve(
+    store: CacheStore | RedisCacheStore, target: Target, model: str, body: dict[str, Any], namespace: str
+) -> CacheUse | None:
     """The cache a (validated, normalised) generate or countTokens body names, or None when it names none;
     production's 400/403/404 for what it refuses. `model` is the catalogue id serving the call."""
     name = body.get("cachedContent")
@@ -71,9 +74,23 @@ def resolve(store: CacheStore, target: Target, model: str, body: dict[str, Any],
     stored = full_name(target, name)
     if body.get("systemInstruction") is not None or body.get("tools") or body.get("toolConfig") is not None:
         raise errors.cache_with_request_config()
-    entry = store.get(namespace, stored)
+    entry = store.cached(namespace, stored)
     if entry is None:
         raise errors.cache_not_found(target.backend, stored)
     if (entry.served_model or model_id(entry.model)) != model:
         raise errors.cache_model_mismatch()
     return CacheUse.of(entry)
+
+
+async def fetch(store: RedisCacheStore, target: Target, body: dict[str, Any], namespace: str) -> None:
+    """Read, before the call is built, the cache a generate or countTokens body on the Redis store names (its
+    builder's look-up, `resolve`, is sync); a name production refuses is left for `resolve` to refuse in turn."""
+    inner = body.get("generateContentRequest")
+    name = (inner if isinstance(inner, dict) else body).get("cachedContent")
+    if not name or not isinstance(name, str):
+        return
+    try:
+        stored = full_name(target, name)
+    except errors.ApiError:
+        return
+    await store.fetch(namespace, stored)

@@ -21,6 +21,7 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors, tokens
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.stores.caches import DEFAULT_TTL_NS, CachedContent, CacheFull, CacheStore, stamp
+from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.wire import auth, handlers, tool_rules, validate
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import cached, filedata
@@ -59,15 +60,19 @@ async def serve(ctx: handlers.Context, request: Incoming, target: Target, record
         if target.method == "create":
             if ctx.shared_files is not None:  # on Redis: the files its fileData names (filedata.prefetch)
                 await filedata.prefetch(ctx.shared_files, target, body, namespace)
-            return handlers.json_response(_create(ctx, target, body, namespace, record))
+            return handlers.json_response(await _create(ctx, target, body, namespace, record))
         if target.method == "list":
-            return handlers.json_response(_list(ctx, target, request.query, namespace))
+            return handlers.json_response(await _list(ctx, target, request.query, namespace))
         name = cached.full_name(target, _name(target))
         if target.method == "get":
-            return handlers.json_response(view(target, _require(ctx, target, namespace, name)))
+            return handlers.json_response(view(target, await _require(ctx, target, namespace, name)))
         if target.method == "patch":
-            return handlers.json_response(_patch(ctx, target, body, request.query, namespace, name))
-        if not ctx.caches.delete(namespace, name):
+            return handlers.json_response(await _patch(ctx, target, body, request.query, namespace, name))
+        store = ctx.caches
+        gone = (
+            await store.delete(namespace, name) if isinstance(store, RedisCacheStore) else store.delete(namespace, name)
+        )
+        if not gone:
             raise errors.cache_not_found(target.backend, name)
         return handlers.json_response({})
     except errors.ApiError as error:
@@ -80,8 +85,9 @@ def _name(target: Target) -> str:
     return f"projects/{target.project}/locations/{target.location}/cachedContents/{target.resource}"
 
 
-def _require(ctx: handlers.Context, target: Target, namespace: str, name: str) -> CachedContent:
-    entry = ctx.caches.get(namespace, name)
+async def _require(ctx: handlers.Context, target: Target, namespace: str, name: str) -> CachedContent:
+    store = ctx.caches
+    entry = await store.get(namespace, name) if isinstance(store, RedisCacheStore) else store.get(namespace, name)
     if entry is None:
         raise errors.cache_not_found(target.backend, name)
     return entry
@@ -102,7 +108,7 @@ def view(target: Target, entry: CachedContent) -> dict[str, Any]:
     return out
 
 
-def _create(
+async def _create(
     ctx: handlers.Context, target: Target, body: dict[str, Any], namespace: str, record: Record
 ) -> dict[str, Any]:
     body = validate.check_fields(body, "CachedContent", target.backend, target.version, "cached_content")
@@ -138,8 +144,13 @@ def _create(
         size=len(members),
         parent="" if target.backend == DEVELOPER else f"projects/{target.project}/locations/{target.location}/",
     )
+    until = expires if expires is not None else now + DEFAULT_TTL_NS
+    store = ctx.caches
     try:
-        entry = ctx.caches.create(namespace, entry, expires if expires is not None else now + DEFAULT_TTL_NS)
+        if isinstance(store, RedisCacheStore):
+            entry = await store.create(namespace, entry, until)
+        else:
+            entry = store.create(namespace, entry, until)
     except CacheFull as full:
         raise errors.ApiError(429, f"gemini-emulator: {full}.") from None
     return view(target, entry)
@@ -206,13 +217,17 @@ def _timestamp(text: str) -> int | None:
     return int(moment.timestamp()) * 10**9 + int((fraction or "").ljust(9, "0"))
 
 
-def _list(ctx: handlers.Context, target: Target, query: dict[str, str], namespace: str) -> dict[str, Any]:
+async def _list(ctx: handlers.Context, target: Target, query: dict[str, str], namespace: str) -> dict[str, Any]:
     size_text = query.get("pageSize", "")
     if size_text and not validate.int_text_ok("int32", size_text):
         raise errors.payload_violations([errors.invalid_value("page_size", "TYPE_INT32", f'"{size_text}"')])
     parent = "" if target.backend == DEVELOPER else f"projects/{target.project}/locations/{target.location}/"
     size = int(size_text) if size_text else 0
-    page, following = ctx.caches.list(namespace, size, query.get("pageToken", ""), parent)
+    store, token = ctx.caches, query.get("pageToken", "")
+    if isinstance(store, RedisCacheStore):
+        page, following = await store.list(namespace, size, token, parent)
+    else:
+        page, following = store.list(namespace, size, token, parent)
     shown = [view(target, e) for e in page]
     out: dict[str, Any] = {}
     if shown:
@@ -222,7 +237,7 @@ def _list(ctx: handlers.Context, target: Target, query: dict[str, str], namespac
     return out
 
 
-def _patch(
+async def _patch(
     ctx: handlers.Context, target: Target, body: dict[str, Any], query: dict[str, str], namespace: str, name: str
 ) -> dict[str, Any]:
     body = validate.check_fields(body, "CachedContent", target.backend, target.version, "cached_content")
@@ -233,11 +248,15 @@ def _patch(
     if mask:
         wanted = {_PATCHABLE[m] for m in mask}
         body = {k: v for k, v in body.items() if k in wanted}
-    entry = _require(ctx, target, namespace, name)
+    entry = await _require(ctx, target, namespace, name)
     expires = _expiry(body, ctx.caches.now(), "cached_content.")
     if expires is None:
         raise errors.invalid_argument("ttl or expire_time must be set to update a CachedContent.")  # best-known
-    updated = ctx.caches.set_expiry(namespace, entry.name, expires)
+    store = ctx.caches
+    if isinstance(store, RedisCacheStore):
+        updated = await store.set_expiry(namespace, entry.name, expires)
+    else:
+        updated = store.set_expiry(namespace, entry.name, expires)
     if updated is None:
         raise errors.cache_not_found(target.backend, name)
     return view(target, updated)
@@ -246,7 +265,7 @@ def _patch(
 class AdminView:
     """The cached contents as the admin API lists and removes them (admin.api.Resources)."""
 
-    def __init__(self, store: CacheStore) -> None:
+    def __init__(self, store: CacheStore | RedisCacheStore) -> None:
         self.store = store
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -265,7 +284,8 @@ class AdminView:
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
-        return self.store.delete(namespace, name)
+        store = self.store
+        return store.remove(namespace, name) if isinstance(store, RedisCacheStore) else store.delete(namespace, name)
 
     def reset(self, namespace: str | None = None) -> None:
         self.store.reset(namespace)

@@ -14,6 +14,7 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.operations import OperationStore
+from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.wire.handlers import Context, error_response
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import file_search, files, operations
@@ -39,23 +40,29 @@ async def dispatch(ctx: Context, request: Incoming, target: Target, record: Reco
 class OperationsView:
     """The operations as the admin API lists and removes them (admin.api.Resources)."""
 
-    def __init__(self, store: OperationStore) -> None:
+    def __init__(self, store: OperationStore, shared: RedisOperationStore | None = None) -> None:
         self.store = store
+        self.shared = shared  # the Redis store's (read with its sync client: the admin API calls off the loop)
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
+        ops = self.store.all(namespace) + (self.shared.all(namespace) if self.shared is not None else [])
         return [
             {"namespace": op.namespace, "name": op.name, "kind": op.kind, "done": op.done(), "state": op.state()}
-            for op in self.store.all(namespace)
+            for op in ops
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
-        return self.store.remove(namespace, name)
+        if self.store.remove(namespace, name):
+            return True
+        return self.shared is not None and self.shared.remove(namespace, name)
 
     def reset(self, namespace: str | None = None) -> None:
         self.store.reset(namespace)
+        if self.shared is not None:
+            self.shared.reset(namespace)
 
 
 def register(admin: Admin, ctx: Context) -> None:
-    admin.resources["operations"] = OperationsView(ctx.operations)
+    admin.resources["operations"] = OperationsView(ctx.operations, ctx.shared_operations)
     admin.resources["files"] = files.FilesView(ctx)
     admin.resources["fileSearchStores"] = file_search.FileSearchView(ctx)
