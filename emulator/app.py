@@ -25,12 +25,21 @@ from gemini_emulator.stores.caches_redis import RedisCacheStore
 from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
 from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.interactions import InteractionStore
+from gemini_emulator.stores.interactions_redis import RedisInteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.live_redis import RedisLiveShared
 from gemini_emulator.stores.models_redis import SharedModels
 from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.prediction_jobs_redis import RedisPredictionJobs
+from gemini_emulator.stores.records_redis import (
+    RedisAgentStore,
+    RedisEnvironmentStore,
+    RedisTriggerStore,
+    RedisVoices,
+    RedisWebhookStore,
+)
 from gemini_emulator.stores.templates import TemplateStore
+from gemini_emulator.stores.templates_redis import RedisTemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
 from gemini_emulator.stores.webhooks import WebhookStore
@@ -161,11 +170,18 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     if check_store(settings.store) != MEMORY:  # file search stores in Redis (stores/file_search_redis.py)
         ctx.shared_search = RedisFileSearchStores(link(settings.store), settings.file_search_budget_bytes)
     rooms.register(admin, ctx)  # operations, files, file search stores
+    webhook_store: WebhookStore | RedisWebhookStore
     if check_store(settings.store) == MEMORY:
         batch_room = batches.Batches(ctx.operations)
+        webhook_store = WebhookStore()
     else:  # batch jobs and their plans on Redis, seen and answered once by every process (stores/batches_redis.py)
         shared_link = link(settings.store)
         batch_room = batches.Batches(ctx.operations, RedisPlans(shared_link), RedisBatchStore(shared_link))
+        # the per-key records too, shared by every process (stores/keyed_redis.py, stores/records_redis.py)
+        webhook_store = RedisWebhookStore(shared_link)
+        ctx.agents = RedisAgentStore(shared_link)
+        ctx.environments = RedisEnvironmentStore(shared_link)
+        ctx.voices = RedisVoices(shared_link)
         ctx.shared_files = RedisFileStore(  # files and upload sessions (stores/files_redis.py)
             shared_link,
             budget_bytes=settings.files_budget_bytes,
@@ -201,7 +217,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         sessions.shared = RedisLiveShared(link(settings.store), settings.replica)
     admin.resources["liveSessions"] = live.AdminView(sessions)
 
-    template_store = TemplateStore()  # server prompt templates (Firebase AI Logic): the file's, shared by all
+    template_store: TemplateStore | RedisTemplateStore  # server prompt templates (Firebase AI Logic)
+    if check_store(settings.store) == MEMORY:
+        template_store = TemplateStore()  # the file's, shared by all, and each caller's set at run time
+    else:  # on Redis: set through any process, served by every one (stores/templates_redis.py)
+        template_store = RedisTemplateStore(link(settings.store))
     template_view = templates.AdminView(ctx, template_store)
     if settings.templates:
         try:
@@ -211,11 +231,12 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     admin.templates = template_view
     admin.resources["templates"] = template_view
 
-    interaction_store = InteractionStore()
+    interaction_store: InteractionStore | RedisInteractionStore = (
+        InteractionStore() if check_store(settings.store) == MEMORY else RedisInteractionStore(link(settings.store))
+    )
     admin.resources["interactions"] = interactions.AdminView(interaction_store)
 
     # Webhooks: the registered endpoints per namespace, and the deliveries of their events (off the request path)
-    webhook_store = WebhookStore()
     posts = deliveries.Deliveries(
         webhook_store,
         journal,
@@ -231,7 +252,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     ctx.interaction_ended = lambda namespace, view, dynamic: webhooks.interaction_ended(posts, namespace, view, dynamic)
 
     # Triggers: scheduled agent interactions, run against each namespace's emulator clock (admin: /clock)
-    trigger_store = TriggerStore()
+    trigger_store = TriggerStore() if check_store(settings.store) == MEMORY else RedisTriggerStore(link(settings.store))
     trigger_room = triggers.Triggers(ctx, trigger_store, interaction_store, journal)
     admin.resources["triggers"] = triggers.AdminView(trigger_store)
     admin.clock = triggers.ClockView(trigger_room)

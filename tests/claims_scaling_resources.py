@@ -1,5 +1,6 @@
 """Claims of issue 34 (phase 2): batch jobs, file search stores, cached contents, Veo's operations, ephemeral tokens
-and resumption handles on the Redis store, shared by every process."""
+and resumption handles, the per-key records (webhooks, agents, triggers, environments, voices), interactions and
+templates on the Redis store, shared by every process."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ _OS = "tests/scaling/test_operation_store_redis.py::"
 _LC = "tests/scaling/test_live_contract.py::"
 _LS = "tests/scaling/test_live_store_redis.py::"
 _SP = "tests/scaling/test_shared_resources_processes.py::"
+_RS = "tests/scaling/test_record_store.py::"
+_RP = "tests/scaling/test_records_processes.py::"
+_RC = "tests/scaling/test_records_contract.py::"
 
 SCALING_RESOURCE_CLAIMS: list[Claim] = [
     Claim(
@@ -210,5 +214,70 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             _SP + "test_an_unreachable_redis_is_the_503_envelope",
         ),
         source="emulator-only (docs/scaling.md)",
+    ),
+    Claim(
+        "redis-records-contract",
+        "webhooks, agents, triggers, environments, voices, interactions and templates on --store redis://...",
+        "their rooms on the Redis store pass the in-memory rooms' whole suites (tests/wire/resources/test_webhooks.py,"
+        " test_agents.py, test_triggers.py, test_voices.py, tests/wire/media/test_interactions.py, test_templates.py:"
+        " every method through google-genai sync and async, pages, bounds, 4xx envelopes, deliveries signed and"
+        " retried, rotation, environment files and archives, TTS and Live in a stored voice, chained, streamed,"
+        " background, cancelled and deleted interactions, templates rendered and streamed, namespaces apart; the"
+        " one template test reading a stream's journal record the moment it ends aside)",
+        (
+            _RC + "test_every_method_sync",
+            _RC + "test_rotation_signs_with_both_secrets_for_the_grace_then_only_the_new",
+            _RC + "test_agents_every_method_async",
+            _RC + "test_environment_files_sync",
+            _RC + "test_an_uploaded_archive_is_unpacked_and_overwrite_is_asked",
+            _RC + "test_chaining_two_interactions_carries_the_history",
+            _RC + "test_background_run_completes_and_cancel",
+            _RC + "test_tts_speaks_in_a_stored_voice_and_refuses_an_unknown_one",
+            _RC + "test_a_live_setup_takes_a_stored_voice_and_refuses_an_unknown_one",
+            _RC + "test_developer_unary_is_answered_as_the_rendered_generate_call",
+        ),
+        source="emulator-only (docs/scaling.md, Records on Redis)",
+    ),
+    Claim(
+        "redis-records-across-processes",
+        "records on two gemini-emulator serve --store redis://... processes",
+        "a webhook rotated through one is seen rotated through the other; an agent made through one answers the"
+        " other's interaction; a voice stored through one speaks through the other (and, deleted, is refused); a"
+        " template set through one answers through the other; an"
+        " interaction made through one is chained onto through the other; a background run"
+        " of one is polled to completed, cancelled and deleted through the other, its end delivered once; a trigger"
+        " made due by an advanced clock fires each of its runs once (each script entry consumed once) under readers"
+        " of both; Redis unreachable is the 503 UNAVAILABLE envelope from each of these rooms, within 5 s",
+        (
+            _RP + "test_records_made_on_one_process_are_read_and_used_on_another",
+            _RP + "test_a_due_trigger_fires_once_across_processes",
+            _RP + "test_redis_unreachable_is_the_503_envelope",
+        ),
+        source="emulator-only (docs/scaling.md)",
+    ),
+    Claim(
+        "redis-records-store",
+        "the Redis record store (stores/keyed_redis.py, stores/records_redis.py)",
+        "the count and byte bounds per caller and overall hold across two stores; a compare-and-set raced by eight"
+        " stores loses no change; pages follow the memory store's token rule; reset leaves no key; create, get,"
+        " list, subscribed and delete are one round trip, update and rotate two; eight trigger stores reading one"
+        " advanced clock take each fire once; an environment's files are kept in 1 MiB chunks beside it, dropped"
+        " with what replaces them and with it, and counted; a change that keeps losing its races is a 409 ABORTED;"
+        " an interaction run whose process let its lease lapse is read as failed (503 UNAVAILABLE) and its late end"
+        " stores nothing, as after a cancel through another store",
+        (
+            _RS + "test_count_bounds_hold_across_stores",
+            _RS + "test_byte_bounds_hold_across_stores_and_changes",
+            _RS + "test_racing_changes_lose_none",
+            _RS + "test_pages_follow_the_memory_rule_and_reset_leaves_nothing",
+            _RS + "test_each_call_is_its_round_trips",
+            _RS + "test_a_due_trigger_fires_once_across_stores",
+            _RS + "test_environment_files_are_kept_in_chunks_and_counted",
+            _RS + "test_a_change_that_keeps_losing_is_a_409_not_a_5xx",
+            "tests/scaling/test_interaction_store.py::test_a_run_whose_process_is_gone_reads_as_failed",
+            "tests/scaling/test_interaction_store.py::test_a_cancel_through_another_store_is_kept_and_the_end_stores_nothing",
+            "tests/scaling/test_interaction_store.py::test_the_byte_bound_over_everyone_is_counted_across_stores",
+        ),
+        source="emulator-only (docs/scaling.md, docs/security.md)",
     ),
 ]

@@ -70,6 +70,10 @@ class AgentStore(Keyed[bytes]):
         data = self.get(namespace, agent_id)
         return None if data is None else dict(orjson.loads(data))
 
+    def agents_of(self, namespace: str, ids: list[str]) -> list[dict[str, Any] | None]:
+        """The agents of `ids` (None for one not held)."""
+        return [None if data is None else dict(orjson.loads(data)) for data in self.many(namespace, ids)]
+
     def agents(self, namespace: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """(namespace, agent) for every agent, or one namespace's, oldest first (the admin view)."""
         return [(name, orjson.loads(data)) for name, data in self.owned(namespace)]

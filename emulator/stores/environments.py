@@ -79,6 +79,12 @@ class WorkspaceFile:
     mime_type: str
     created: float
     modified: float
+    blob: str = ""  # on Redis: where its bytes are kept (`data` empty until read: stores/records_redis.py)
+    held: int = 0  # on Redis: its size
+
+    @property
+    def size(self) -> int:
+        return self.held if self.blob else len(self.data)
 
 
 @dataclass
@@ -96,7 +102,7 @@ class Environment:
 
     @property
     def size(self) -> int:
-        return sum(len(f.data) for f in self.files.values())
+        return sum(f.size for f in self.files.values())
 
 
 class EnvironmentStore(Keyed[Environment]):
@@ -152,18 +158,7 @@ class EnvironmentStore(Keyed[Environment]):
         with self._lock:
             if self._find(env.namespace, env.id) is not env:
                 raise KeyError(env.id)  # deleted meanwhile
-            for path in files:
-                if path in env.files and not overwrite:
-                    raise FileExists(path)
-                if any(held.startswith(path + "/") for held in env.files):
-                    raise BadPath(f"{path} is a directory.")
-                parents = path.split("/")[:-1]
-                if any("/".join(parents[: i + 1]) in env.files for i in range(len(parents))):
-                    raise BadPath(f"{path} lies under a file.")
-            replaced = sum(len(env.files[p].data) for p in files if p in env.files)
-            added = sum(len(data) for data, _ in files.values())
-            count = len(env.files.keys() | files.keys())
-            _check_files(count, env.size - replaced + added)
+            replaced, added = planned(env, files, overwrite)
             self._check_bytes(env.namespace, added - replaced)
             for path, (data, mime) in files.items():
                 created = env.files[path].created if path in env.files else now
@@ -175,6 +170,23 @@ class EnvironmentStore(Keyed[Environment]):
 
 def _new_id() -> str:
     return ID_PREFIX + secrets.token_hex(8)
+
+
+def planned(env: Environment, files: dict[str, tuple[bytes, str]], overwrite: bool) -> tuple[int, int]:
+    """A write of `files` into the environment checked (EnvironmentStore.write's refusals but the byte bounds):
+    the bytes it replaces and the bytes it adds."""
+    for path in files:
+        if path in env.files and not overwrite:
+            raise FileExists(path)
+        if any(held.startswith(path + "/") for held in env.files):
+            raise BadPath(f"{path} is a directory.")
+        parents = path.split("/")[:-1]
+        if any("/".join(parents[: i + 1]) in env.files for i in range(len(parents))):
+            raise BadPath(f"{path} lies under a file.")
+    replaced = sum(env.files[p].size for p in files if p in env.files)
+    added = sum(len(data) for data, _ in files.values())
+    _check_files(len(env.files.keys() | files.keys()), env.size - replaced + added)
+    return replaced, added
 
 
 def _check_files(count: int, size: int) -> None:

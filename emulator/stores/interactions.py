@@ -47,6 +47,7 @@ class Stored:
     task: Any = None  # the asyncio task of a background run, while it runs
     printed: bytes = b""
     size: int = 0
+    tag: str = ""  # on Redis: the put that kept it (stores/interactions_redis.py)
 
     @classmethod
     def of(cls, view: dict[str, Any], history: list[dict[str, Any]]) -> Stored:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from inspect import iscoroutine
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -138,6 +139,11 @@ class Keyed(Generic[T]):
                 for held in space.values()
             ]
 
+    def many(self, namespace: str, ids: Sequence[str]) -> list[T | None]:
+        """The records of `ids` (None for one not held)."""
+        with self._lock:
+            return [self._find(namespace, record_id) for record_id in ids]
+
     def count(self, namespace: str) -> int:
         with self._lock:
             space = self._spaces.get(namespace)
@@ -166,3 +172,14 @@ def page_of(held: Sequence[T], ids: Sequence[str], size: int, token: str) -> Pag
         start = ids.index(token)
     following = ids[start + size] if start + size < len(ids) else ""
     return list(held[start : start + size]), following
+
+
+R = TypeVar("R")
+
+
+async def settled(value: R | Awaitable[R]) -> R:
+    """A store call's result: awaited when the store is a Redis twin's (its methods are coroutines), as it is when
+    the store is in memory (the rooms call either kind alike)."""
+    if iscoroutine(value):
+        return await value
+    return value  # type: ignore[return-value]

@@ -211,29 +211,9 @@ class TriggerStore(Keyed[Trigger]):
         fires: list[tuple[Trigger, float]] = []
         with self._lock:
             for held in self._held_by(namespace):
-                if held.status != "active" or held.next_run > now:
-                    continue
-                if any(ran.status == "in_progress" for ran in held.executions):
-                    self._skip(held, now, SKIPPED_BUSY)
-                    continue
-                taken = 0
-                while held.next_run <= now and taken < MAX_CATCH_UP and len(fires) < MAX_DUE:
-                    fires.append((held, held.next_run))
-                    held.next_run = next_fire(held.schedule, held.time_zone, held.next_run)
-                    taken += 1
-                if held.next_run <= now:
-                    self._skip(held, now, SKIPPED_PAST_BOUNDS)
+                fires += [(held, fire) for fire in due_fires(held, now, MAX_DUE - len(fires))]
         fires.sort(key=lambda fire: fire[1])
         return fires
-
-    def _skip(self, trigger: Trigger, now: float, why: str) -> None:
-        """Record the fires from the trigger's next run to `now` as skipped, and move its next run past `now` (the
-        caller holds the lock)."""
-        skipped = Execution(_new_id(), trigger.id, trigger.next_run, "skipped", now, now, error=why)
-        skipped.environment_id = trigger.environment_id
-        trigger.executions.append(skipped)
-        del trigger.executions[:-MAX_EXECUTIONS]
-        trigger.next_run = next_fire(trigger.schedule, trigger.time_zone, now)
 
     def begin(self, trigger: Trigger, scheduled: float) -> Execution:
         """A new in_progress execution of `trigger` (the oldest forgotten past MAX_EXECUTIONS)."""
@@ -245,26 +225,57 @@ class TriggerStore(Keyed[Trigger]):
             trigger.last_run = now
             return ran
 
-    def end(self, trigger: Trigger, ran: Execution, interaction_id: str, error: str) -> None:
-        """The execution finished: completed (or failed with `error`); a trigger failing its
-        max_consecutive_failures times in a row goes to status error."""
+    def end(self, trigger: Trigger, ran: Execution, interaction_id: str, error: str, timed_out: bool = False) -> None:
+        """The execution finished: completed (or failed with `error`; `timed_out`: past its timeout); a trigger
+        failing its max_consecutive_failures times in a row goes to status error."""
         now = self.clock.now(trigger.namespace)
         with self._lock:
-            ran.ended, ran.interaction_id, ran.error = now, interaction_id, error
-            ran.status = "failed" if error else "completed"
-            if interaction_id:
-                trigger.previous_interaction_id = interaction_id
-            if error:
-                trigger.consecutive_failures += 1
-                limit = trigger.max_consecutive_failures
-                if limit and trigger.consecutive_failures >= limit and trigger.status == "active":
-                    trigger.status = "error"
-            else:
-                trigger.consecutive_failures = 0
+            ended(trigger, ran, now, interaction_id, error, timed_out)
 
     def reset(self, namespace: str | None = None) -> None:
         super().reset(namespace)
         self.clock.reset(namespace)
+
+
+def ended(trigger: Trigger, ran: Execution, now: float, interaction_id: str, error: str, timed_out: bool) -> None:
+    """TriggerStore.end's change of `trigger` and its execution `ran` (both stores')."""
+    ran.ended, ran.interaction_id, ran.error = now, interaction_id, error
+    ran.status = "timed_out" if timed_out else "failed" if error else "completed"
+    if interaction_id:
+        trigger.previous_interaction_id = interaction_id
+    if error:
+        trigger.consecutive_failures += 1
+        limit = trigger.max_consecutive_failures
+        if limit and trigger.consecutive_failures >= limit and trigger.status == "active":
+            trigger.status = "error"
+    else:
+        trigger.consecutive_failures = 0
+
+
+def due_fires(held: Trigger, now: float, room: int) -> list[float]:
+    """TriggerStore.due's change of one trigger: the fires of `held` that `now` has passed (at most MAX_CATCH_UP,
+    and `room` more in all), its next run moved past them; a busy or overrun trigger's skipped execution added."""
+    fires: list[float] = []
+    if held.status != "active" or held.next_run > now:
+        return fires
+    if any(ran.status == "in_progress" for ran in held.executions):
+        skip(held, now, SKIPPED_BUSY)
+        return fires
+    while held.next_run <= now and len(fires) < MAX_CATCH_UP and len(fires) < room:
+        fires.append(held.next_run)
+        held.next_run = next_fire(held.schedule, held.time_zone, held.next_run)
+    if held.next_run <= now:
+        skip(held, now, SKIPPED_PAST_BOUNDS)
+    return fires
+
+
+def skip(trigger: Trigger, now: float, why: str) -> None:
+    """Record the fires from the trigger's next run to `now` as skipped, and move its next run past `now`."""
+    skipped = Execution(_new_id(), trigger.id, trigger.next_run, "skipped", now, now, error=why)
+    skipped.environment_id = trigger.environment_id
+    trigger.executions.append(skipped)
+    del trigger.executions[:-MAX_EXECUTIONS]
+    trigger.next_run = next_fire(trigger.schedule, trigger.time_zone, now)
 
 
 def stamp_s(seconds: float) -> str:

@@ -35,7 +35,7 @@ import ipaddress
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -48,6 +48,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gemini_emulator.admin.journal import REDACTED, Journal
 from gemini_emulator.protocol import errors
+from gemini_emulator.stores.keyed import settled
+from gemini_emulator.stores.records_redis import RedisWebhookStore
 from gemini_emulator.stores.webhooks import SECRET_PREFIX, Webhook, WebhookStore
 
 log = logging.getLogger("gemini_emulator")
@@ -210,7 +212,12 @@ class Deliveries:
     event loop: every method is called there."""
 
     def __init__(
-        self, store: WebhookStore, journal: Journal, hosts: frozenset[str], retries: int, backoff_s: float
+        self,
+        store: WebhookStore | RedisWebhookStore,
+        journal: Journal,
+        hosts: frozenset[str],
+        retries: int,
+        backoff_s: float,
     ) -> None:
         self.store, self.journal, self.hosts = store, journal, hosts
         self.retries, self.backoff_s = retries, backoff_s
@@ -233,12 +240,41 @@ class Deliveries:
             for uri in dynamic.uris:
                 self._enqueue(Delivery(namespace, "", event_type, body, _message_id(), uri=uri))
             return len(dynamic.uris)
-        hooks = [] if self.closed else self.store.subscribed(namespace, event_type)
+        if self.closed:
+            return 0
+        if isinstance(self.store, RedisWebhookStore):  # its webhooks looked up off this call (one round trip)
+            self._spawn(self._publish_shared(self.store, namespace, event_type, data))
+            return 0
+        hooks = self.store.subscribed(namespace, event_type)
+        self._deliver(namespace, event_type, data, hooks)
+        return len(hooks)
+
+    async def _publish_shared(
+        self, store: RedisWebhookStore, namespace: str, event_type: str, data: dict[str, Any]
+    ) -> None:
+        try:
+            hooks = await store.subscribed(namespace, event_type)
+        except errors.ApiError:  # Redis unreachable (logged by the link): the event is not delivered
+            return
+        self._deliver(namespace, event_type, data, hooks)
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` on the loop, ended with the deliveries (`close`); nothing once they are closed."""
+        if self.closed:
+            work.close()
+            return
+        self._spawn(work)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._probes.add(task)
+        task.add_done_callback(self._probes.discard)
+
+    def _deliver(self, namespace: str, event_type: str, data: dict[str, Any], hooks: list[Webhook]) -> None:
         if hooks:
             body = event_body(event_type, data)
             for hook in hooks:
                 self._enqueue(Delivery(namespace, hook.id, event_type, body, _message_id()))
-        return len(hooks)
 
     def ping(self, hook: Webhook) -> None:
         """A ping event to one webhook, whatever it is subscribed to."""
@@ -322,7 +358,11 @@ class Deliveries:
                 log.exception("a webhook delivery failed")
 
     async def _attempt(self, delivery: Delivery) -> None:
-        hook = None if delivery.uri else self.store.get(delivery.namespace, delivery.webhook_id)
+        try:
+            hook = None if delivery.uri else await settled(self.store.get(delivery.namespace, delivery.webhook_id))
+        except errors.ApiError:  # Redis unreachable (logged by the link)
+            self._journal(delivery, 0, "the state store is unavailable", "dropped")
+            return
         if hook is None and not delivery.uri:
             self._journal(delivery, 0, "the webhook was deleted", "dropped")
             return

@@ -40,6 +40,7 @@ from gemini_emulator.stores.files_redis import RedisFileStore
 from gemini_emulator.stores.models_redis import SharedModels
 from gemini_emulator.stores.operations import OperationStore
 from gemini_emulator.stores.operations_redis import RedisOperationStore
+from gemini_emulator.stores.records_redis import RedisAgentStore, RedisEnvironmentStore, RedisVoices
 from gemini_emulator.stores.voices import Voices
 from gemini_emulator.wire import (
     auth,
@@ -126,11 +127,11 @@ class Context:
         # both to the Redis store (stores/caches_redis.py), whose entry a generate call reads before it is built
         self.caches: CacheStore | RedisCacheStore = CacheStore()
         self.shared_caches: RedisCacheStore | None = None
-        self.voices = Voices()  # custom voices, per namespace (wire/resources/voices.py serves them)
+        self.voices: Voices | RedisVoices = Voices()  # custom voices, per namespace (wire/resources/voices.py)
         # managed agents and their sandboxes, per namespace (wire/resources/agents.py, environments.py serve them;
         # interactions and triggers name them)
-        self.agents = AgentStore()
-        self.environments = EnvironmentStore()
+        self.agents: AgentStore | RedisAgentStore = AgentStore()  # app.create_app: on Redis with --store redis://
+        self.environments: EnvironmentStore | RedisEnvironmentStore = EnvironmentStore()
         # long-running operations (wire/resources/operations.py serves them; batches and media make them)
         self.operations = OperationStore(default_delay_s=settings.operation_delay_ms / 1000)
         # ... and on `--store redis://` (set by app.py) Veo's, shared by every process (stores/operations_redis.py)
@@ -374,7 +375,12 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             await cached.fetch(ctx.shared_caches, target, body, namespace)
         if not plan.generates:
             return await _other_method(ctx, target, model, refused, body, sent, record, int_enums)
-        gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent)
+        try:
+            gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent)
+        except voice_rules.Unchecked:  # the Redis store: a stored voice, looked up before the engine is asked
+            later: list[str] = []
+            gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, bool(mode), sent, later)
+            await voice_rules.confirm(ctx.voices, namespace, later)
         if not mode:
             try:
                 answer = answer_of(ctx, gen)
@@ -457,10 +463,13 @@ def prepare_generation(
     namespace: str,
     stream: bool,
     sent: dict[str, Any] | None = None,
+    voices_later: list[str] | None = None,
 ) -> tuple[GenerateRequest, responses.ResponseBuilder, dict[str, str]]:
     """A checked generate call, ready for the engine: its request, the response builder and the answer's wire
     headers (a stream's first chunk may change them). `body` is validated and normalised
-    (validate.check_fields); `sent` is the body as the client sent it, when that is another object."""
+    (validate.check_fields); `sent` is the body as the client sent it, when that is another object. On the Redis
+    store a stored voice the body names raises voice_rules.Unchecked, or with `voices_later` is added to it, for
+    the caller to look up (voice_rules.confirm)."""
     gen, usage, text_only = _generate_request(ctx, target, model, body, sent, namespace, stream=stream)
     if not text_only or len(body) > 1:  # plain text contents alone break none of these rules
         model_rules.check(model, gen.thinking, body, target.backend, text_only)
@@ -468,7 +477,7 @@ def prepare_generation(
         tool_rules.check(body, text_only)
         speech = (body.get("generationConfig") or {}).get("speechConfig")
         if speech is not None:
-            voice_rules.check_speech(ctx.voices, namespace, speech)
+            voice_rules.check_speech(ctx.voices, namespace, speech, voices_later)
     builder = responses.ResponseBuilder(
         target.backend,
         model,
@@ -510,11 +519,28 @@ def start_generation(
     """A checked generate call handed to the engine (prepare_generation), with the engine's chunks as they come;
     the engine is asked when they are first awaited. The OpenAI-compatible surface (wire.openai_compat), batches,
     media, Interactions and Live come through here, with the bodies they translated."""
-    gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, stream, sent)
+    try:
+        gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, stream, sent)
+    except voice_rules.Unchecked:  # the Redis store: the stored voices looked up when the chunks are first awaited
+        later: list[str] = []
+        gen, builder, extra = prepare_generation(ctx, target, model, body, namespace, stream, sent, later)
+        if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
+            searched_first = _searched_then(ctx, gen, gen.retrieved, None)
+            return gen, builder, extra, _voices_first(ctx, namespace, later, ctx.drain.until(searched_first))
+        return gen, builder, extra, _voices_first(ctx, namespace, later, ctx.drain.until(ctx.engine.generate(gen)))
     if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
         return gen, builder, extra, ctx.drain.until(_searched_then(ctx, gen, gen.retrieved, None))
     # The chunks end, at a shutdown's deadline, with an error (wire/draining.py).
     return gen, builder, extra, ctx.drain.until(ctx.engine.generate(gen))
+
+
+async def _voices_first(
+    ctx: Context, namespace: str, names: list[str], chunks: AsyncIterator[Chunk]
+) -> AsyncIterator[Chunk]:
+    """`chunks`, once the stored voices `names` are found (else their 400 where the first chunk was awaited)."""
+    await voice_rules.confirm(ctx.voices, namespace, names)
+    async for chunk in chunks:
+        yield chunk
 
 
 async def _searched_then(

@@ -26,8 +26,10 @@ from gemini_emulator.admin.journal import Record, template_text
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import TEMPLATE_STREAM, Target
 from gemini_emulator.seam import SHARED
+from gemini_emulator.stores.keyed import settled
 from gemini_emulator.stores.templates import REQUEST_FIELDS, InputsError, Template, TemplateStore, build
 from gemini_emulator.stores.templates import parse as parse_template
+from gemini_emulator.stores.templates_redis import RedisTemplateStore
 from gemini_emulator.wire import auth, handlers, validate
 from gemini_emulator.wire.incoming import Incoming
 
@@ -68,7 +70,7 @@ def inputs_invalid(template: Template, problem: str) -> errors.ApiError:
 
 
 async def serve(
-    ctx: handlers.Context, store: TemplateStore, request: Incoming, target: Target, record: Record
+    ctx: handlers.Context, store: TemplateStore | RedisTemplateStore, request: Incoming, target: Target, record: Record
 ) -> Response:
     """One template call, answered as the rendered generate call on the template's model."""
     streams = target.method == TEMPLATE_STREAM
@@ -87,7 +89,7 @@ async def serve(
         record.body = sent
         record.template = template_text(target.resource, sent)
         _check_body(sent)
-        template = store.find(namespace, target.resource)
+        template = await settled(store.find(namespace, target.resource))
         if template is None:
             raise template_not_found(target)
         record.model = template.model
@@ -134,7 +136,7 @@ class AdminView:
     """Templates as the admin API shows, sets and clears them per namespace (admin.api.Schedule), and as a resource
     kind (admin.api.Resources: listed, removed by id, reset)."""
 
-    def __init__(self, ctx: handlers.Context, store: TemplateStore) -> None:
+    def __init__(self, ctx: handlers.Context, store: TemplateStore | RedisTemplateStore) -> None:
         self.ctx = ctx
         self.store = store
 

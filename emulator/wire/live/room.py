@@ -222,9 +222,10 @@ class Session(Turns):
         if accepted is not None and sorted(asked) not in [sorted(c) for c in accepted]:
             raise closing.invalid(errors.live_modalities_refused(asked))
         try:
-            voice_rules.check_speech(
-                self.ctx.voices, self.namespace, (setup.get("generationConfig") or {}).get("speechConfig")
-            )
+            speech = (setup.get("generationConfig") or {}).get("speechConfig")
+            later: list[str] = []
+            voice_rules.check_speech(self.ctx.voices, self.namespace, speech, later)
+            await voice_rules.confirm(self.ctx.voices, self.namespace, later)  # stored voices on Redis
         except errors.ApiError as error:
             raise closing.invalid(error.message) from None
         self.setup = setup

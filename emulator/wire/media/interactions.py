@@ -33,6 +33,8 @@ from gemini_emulator.protocol.headers import BASE_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.seam import Chunk
 from gemini_emulator.stores.interactions import InteractionStore, Stored, StoreFull, new_id
+from gemini_emulator.stores.interactions_redis import RedisInteractionStore
+from gemini_emulator.stores.keyed import settled
 from gemini_emulator.wire import auth, deliveries, handlers, validate
 from gemini_emulator.wire.deliveries import Dynamic
 from gemini_emulator.wire.incoming import Incoming
@@ -64,11 +66,34 @@ FIELDS: dict[str, Any] = {
 }
 _TYPE_NAMES = {str: "TYPE_STRING", bool: "TYPE_BOOL", list: "TYPE_MESSAGE (repeated)", dict: "TYPE_MESSAGE"}
 _MODALITY = {"image": "IMAGE", "audio": "AUDIO", "video": "VIDEO", "document": "DOCUMENT"}
-MAX_BACKGROUND = 64  # background runs under way at once, per namespace
+MAX_BACKGROUND = 64  # background runs under way at once, per namespace (on Redis: per namespace and process)
+Interactions = InteractionStore | RedisInteractionStore  # in memory (the default) or on Redis (--store redis://...)
+
+
+async def _cancel_shared(
+    ctx: handlers.Context, store: RedisInteractionStore, namespace: str, stored: Stored
+) -> Response:
+    """Cancel on Redis: a run under way (through any process) is kept cancelled at once, in one call; this
+    process's own run stops and publishes its end, another's is published here (its later end is kept by none)."""
+    if stored.printed or stored.view.get("status") != "in_progress":
+        return handlers.printed_response(stored.body())
+    stored.view.pop("_user_steps", None)
+    stored.view["status"] = "cancelled"
+    stored.view["updated"] = _now()
+    if await store.cancel(namespace, stored):
+        if stored.task is not None and not stored.task.done():
+            stored.task.cancel()
+        elif ctx.interaction_ended is not None:
+            ctx.interaction_ended(namespace, dict(stored.view), None)
+    else:  # it ended meanwhile: as it is now
+        now = await store.get(namespace, stored.id)
+        if now is not None:
+            return handlers.printed_response(now.body())
+    return handlers.printed_response(stored.body())
 
 
 async def serve(
-    ctx: handlers.Context, store: InteractionStore, request: Incoming, target: Target, record: Record
+    ctx: handlers.Context, store: Interactions, request: Incoming, target: Target, record: Record
 ) -> Response:
     """One call on the interactions collection or an interaction."""
     record.rpc = f"interactions.{target.method}"
@@ -77,18 +102,23 @@ async def serve(
         namespace = record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         if target.method == "create":
             return await _create(ctx, store, request, target, record, namespace)
-        stored = store.get(namespace, target.resource)
+        stored = await settled(store.get(namespace, target.resource))
         if stored is None:
             raise errors.ApiError(404, f"Interaction {target.resource} not found.")
         record.model = str(stored.view.get("model", ""))
         if target.method == "get":
             return handlers.printed_response(stored.body())
         if target.method == "delete":
-            store.delete(namespace, target.resource)
+            if isinstance(store, RedisInteractionStore):
+                await store.delete(namespace, target.resource)
+            else:
+                store.delete(namespace, target.resource)
             if stored.task is not None:
                 stored.task.cancel()
             return handlers.json_response({})
         # cancel: a background run stops; a finished interaction stays as it was
+        if isinstance(store, RedisInteractionStore):
+            return await _cancel_shared(ctx, store, namespace, stored)
         if stored.task is not None and not stored.task.done():
             stored.task.cancel()
             stored.view["status"] = "cancelled"
@@ -101,7 +131,7 @@ async def serve(
 
 
 async def _create(
-    ctx: handlers.Context, store: InteractionStore, request: Incoming, target: Target, record: Record, namespace: str
+    ctx: handlers.Context, store: Interactions, request: Incoming, target: Target, record: Record, namespace: str
 ) -> Response:
     asked = await handlers.read_body(ctx, request, record)
     _check_fields(asked)
@@ -111,7 +141,7 @@ async def _create(
     if "agent" in asked:
         if "model" in asked:
             raise errors.invalid_argument("Only one of model and agent may be set.")
-        body = agent_body(ctx, namespace, asked, None)
+        body = await agent_body(ctx, namespace, asked, None)
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise errors.invalid_argument("model or agent is required.")
     if "input" not in body:
@@ -119,7 +149,7 @@ async def _create(
     history: list[dict[str, Any]] = []
     previous = body.get("previous_interaction_id")
     if previous:
-        earlier = store.get(namespace, previous)
+        earlier = await settled(store.get(namespace, previous))
         if earlier is None:
             raise errors.ApiError(404, f"Interaction {previous} not found.")
         history = earlier.history()
@@ -132,7 +162,7 @@ async def _create(
     gen_target = dataclasses.replace(call, method="streamGenerateContent") if stream else call
     environment_id = ""
     if asked.get("environment") is not None:  # a new sandbox, or the stored one named (404 when unknown)
-        environment_id = environments.provision(ctx.environments, namespace, asked["environment"]).id
+        environment_id = (await environments.provision(ctx.environments, namespace, asked["environment"])).id
     gen, builder, _, answer = handlers.start_generation(ctx, gen_target, model, generate, namespace, stream, body)
     view = _view(asked, model, "in_progress", str(asked.get("agent") or ""), environment_id)
     stored = Stored.of(view, history + turns)
@@ -140,13 +170,15 @@ async def _create(
     if body.get("background") is True and not stream:
         if store.running(namespace) >= MAX_BACKGROUND:
             raise errors.ApiError(429, f"gemini-emulator: at most {MAX_BACKGROUND} background interactions at once.")
-        store.put(namespace, stored)
+        await settled(store.put(namespace, stored))
         keeper = _Keeper(store, namespace, ctx.interaction_ended, dynamic)
         stored.task = asyncio.create_task(_finish_later(stored, answer, builder, record, gen, keeper))
+        if isinstance(store, RedisInteractionStore):
+            store.track(namespace, stored)
         return handlers.json_response(view)
     if stream:
         if keep:
-            store.put(namespace, stored)
+            await settled(store.put(namespace, stored))
         events = _events(stored, answer, builder, gen, record, _Keeper(store, namespace))
         headers = BASE_HEADERS | framing.SSE_HEADERS | {"content-type": framing.SSE_TYPE}
         return Stream(_framed(events), headers)
@@ -157,13 +189,13 @@ async def _create(
     _complete(stored, chunks, builder)
     stored.finish()
     if keep:
-        store.put(namespace, stored)
+        await settled(store.put(namespace, stored))
     return handlers.printed_response(stored.body())
 
 
 async def run_agent(
     ctx: handlers.Context,
-    store: InteractionStore,
+    store: Interactions,
     target: Target,
     namespace: str,
     body: dict[str, Any],
@@ -174,7 +206,7 @@ async def run_agent(
     model and settings (agent_body), a built-in agent's as `stand_in`; its view names the agent. Raises ApiError
     (the engine's, an unknown agent's 404, or a bad body)."""
     agent = str(body.get("agent", ""))
-    settings = agent_body(ctx, namespace, body, stand_in)
+    settings = await agent_body(ctx, namespace, body, stand_in)
     turns = _input_turns(body.get("input", ""), [])
     generate = _generate_body(settings, turns)
     model = settings["model"]
@@ -188,16 +220,18 @@ async def run_agent(
     chunks = await handlers.collect(answer)
     _complete(stored, chunks, builder)
     stored.finish()
-    store.put(namespace, stored)
+    await settled(store.put(namespace, stored))
     return stored
 
 
-def agent_body(ctx: handlers.Context, namespace: str, body: dict[str, Any], stand_in: str | None) -> dict[str, Any]:
+async def agent_body(
+    ctx: handlers.Context, namespace: str, body: dict[str, Any], stand_in: str | None
+) -> dict[str, Any]:
     """An interaction naming an agent as a model interaction's body: a stored agent of the namespace answers with
     its configuration (wire/resources/agents.settings); a built-in agent as `stand_in` (None: not served, 501);
     another name is production's 404 (best-known)."""
     name = str(body.get("agent") or "")
-    stored = agents.resolve(ctx.agents, namespace, name)
+    stored = await agents.resolve(ctx.agents, namespace, name)
     if stored is not None:
         return agents.settings(stored, body)
     if name in agents.BUILT_IN:
@@ -225,13 +259,23 @@ class _Keeper:
     """Where a running interaction is kept: once it finishes its view is printed and its bytes counted again;
     a background one's end goes to the webhooks (`ended`)."""
 
-    store: InteractionStore
+    store: Interactions
     namespace: str
     ended: Callable[[str, dict[str, Any], Dynamic | None], None] | None = None
     dynamic: Dynamic | None = None  # the request's webhook_config, when it names URIs
 
-    def finished(self, stored: Stored) -> None:
+    async def finished(self, stored: Stored) -> None:
         stored.view.pop("_user_steps", None)  # a run that failed or was cancelled never moved them into `steps`
+        if isinstance(self.store, RedisInteractionStore):  # its end published once: by the run that settles it,
+            view = dict(stored.view)  # or by this process's own cancelled run (a cancel through another publishes)
+            stored.finish()
+            try:
+                kept = await self.store.settle(self.namespace, stored) if stored.tag else False
+            except errors.ApiError:  # Redis unreachable (logged by the link): the end is not kept
+                kept = False
+            if self.ended is not None and (kept or view.get("status") == "cancelled"):
+                self.ended(self.namespace, view, self.dynamic)
+            return
         if self.ended is not None:
             self.ended(self.namespace, dict(stored.view), self.dynamic)
         stored.finish()
@@ -251,7 +295,7 @@ async def _finish_later(
         raise
     finally:
         stored.task = None
-        keeper.finished(stored)
+        await keeper.finished(stored)
 
 
 def _complete(stored: Stored, chunks: list[Chunk], builder: Any) -> None:
@@ -303,7 +347,7 @@ async def _events(
                     index += 1
     except errors.ApiError as error:
         view.update(status="failed", updated=_now(), errors=[error.envelope()["error"]])
-        keeper.finished(stored)
+        await keeper.finished(stored)
         yield "error", {"error": error.envelope()["error"], "event_type": "error"}
         return
     if open_text:
@@ -311,7 +355,7 @@ async def _events(
     final = dataclasses.replace(last, parts=merged) if last is not None else Chunk(finish_reason="STOP")
     _complete(stored, [final], builder)
     done = {k: view[k] for k in ("id", "status", "created", "updated", "model", "object", "usage") if k in view}
-    keeper.finished(stored)
+    await keeper.finished(stored)
     yield "interaction.completed", {"interaction": done, "event_type": "interaction.completed"}
 
 
@@ -587,7 +631,7 @@ def usage_of(meta: dict[str, Any]) -> dict[str, Any]:
 class AdminView:
     """The stored interactions as the admin API lists, removes and resets them (admin.api.Resources)."""
 
-    def __init__(self, store: InteractionStore) -> None:
+    def __init__(self, store: Interactions) -> None:
         self.store = store
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -604,6 +648,8 @@ class AdminView:
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
+        if isinstance(self.store, RedisInteractionStore):  # the sync client, as the batches' admin view
+            return self.store.delete_sync(namespace, name)
         return self.store.delete(namespace, name) is not None
 
     def reset(self, namespace: str | None = None) -> None:

@@ -26,6 +26,8 @@ from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors, printers
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.agents import AgentExists, AgentsFull, AgentStore, new_id
+from gemini_emulator.stores.keyed import settled
+from gemini_emulator.stores.records_redis import RedisAgentStore
 from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
@@ -53,9 +55,10 @@ MAX_TEXT_CHARS = 32_768  # a description or system instruction
 MAX_BASE_DEPTH = 8  # base_agent links followed
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")  # best-known (production's rule is not published)
 NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text, as the sibling rooms
+Agents = AgentStore | RedisAgentStore  # in memory (the default) or on Redis (--store redis://...)
 
 
-async def serve(ctx: Context, store: AgentStore, request: Incoming, target: Target, record: Record) -> Response:
+async def serve(ctx: Context, store: Agents, request: Incoming, target: Target, record: Record) -> Response:
     """Every agents URL (routes: action `agents`)."""
     try:
         namespace = caller(ctx, request, target, record)
@@ -63,24 +66,24 @@ async def serve(ctx: Context, store: AgentStore, request: Incoming, target: Targ
         if target.method == "create":
             body = await read_body(ctx, request, record)
             record.body = redacted(record.body)
-            return json_response(_create(store, namespace, body))
+            return json_response(await _create(store, namespace, body))
         if target.method == "list":
-            ids = store.ids(namespace)
+            ids = await settled(store.ids(namespace))
             start, size = page_start(request.query, ids), page_size(request.query)
             out: dict[str, Any] = {}
-            found = [store.agent(namespace, agent_id) for agent_id in ids[start : start + size]]
+            found = await settled(store.agents_of(namespace, ids[start : start + size]))
             if found:
                 out["agents"] = [view(agent) for agent in found if agent is not None]
             if start + size < len(ids):
                 out["next_page_token"] = page_token(ids[start + size])
             return json_response(out)
         agent_id = target.resource.removeprefix("agents/")
-        held = store.agent(namespace, agent_id)
+        held = await settled(store.agent(namespace, agent_id))
         if held is None:
             raise errors.ApiError(404, NOT_FOUND)
         if target.method == "get":
             return json_response(view(held))
-        store.delete(namespace, agent_id)  # delete
+        await settled(store.delete(namespace, agent_id))  # delete
         return json_response({})
     except errors.ApiError as error:
         return error_response(error)
@@ -91,7 +94,7 @@ def view(agent: dict[str, Any]) -> dict[str, Any]:
     return {key: agent[key] for key in FIELDS if key in agent}
 
 
-def _create(store: AgentStore, namespace: str, body: Any) -> dict[str, Any]:
+async def _create(store: Agents, namespace: str, body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise errors.root_not_object()
     unknown = [key for key in body if key not in FIELDS]
@@ -117,7 +120,7 @@ def _create(store: AgentStore, namespace: str, body: Any) -> dict[str, Any]:
     if body.get("tools") is not None:
         agent["tools"] = _tools(body["tools"])
     try:
-        return view(store.create(namespace, {key: agent[key] for key in FIELDS if key in agent}))
+        return view(await settled(store.create(namespace, {key: agent[key] for key in FIELDS if key in agent})))
     except AgentExists:
         raise errors.ApiError(409, f"Agent {agent_id} already exists.", status="ALREADY_EXISTS") from None
     except AgentsFull as full:
@@ -212,17 +215,17 @@ def _text(value: Any) -> str:
 # --- an interaction naming an agent -----------------------------------------------------------------------------
 
 
-def resolve(store: AgentStore, namespace: str, name: str) -> dict[str, Any] | None:
+async def resolve(store: Agents, namespace: str, name: str) -> dict[str, Any] | None:
     """The stored agent `name` (or `agents/name`) of the namespace, with what it takes from the stored agents it
     extends (`base_agent`, at most MAX_BASE_DEPTH deep) filled in; None when the namespace has none of that id."""
-    found = store.agent(namespace, name.removeprefix("agents/"))
+    found = await settled(store.agent(namespace, name.removeprefix("agents/")))
     if found is None:
         return None
     merged = dict(found)
     seen = {merged["id"]}
     base = merged.get("base_agent", "")
     for _ in range(MAX_BASE_DEPTH):
-        parent = store.agent(namespace, base) if base and base not in seen else None
+        parent = await settled(store.agent(namespace, base)) if base and base not in seen else None
         if parent is None:
             break
         seen.add(base)
@@ -279,7 +282,7 @@ def page_start(query: Mapping[str, str], keys: list[str]) -> int:
 class AdminView:
     """The agents as the admin API lists, removes and resets them (admin.api.Resources)."""
 
-    def __init__(self, store: AgentStore) -> None:
+    def __init__(self, store: Agents) -> None:
         self.store = store
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -295,6 +298,8 @@ class AdminView:
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
+        if isinstance(self.store, RedisAgentStore):  # the sync client, as the batches' admin view
+            return self.store.delete_sync(namespace, name.removeprefix("agents/"))
         return self.store.delete(namespace, name.removeprefix("agents/"))
 
     def reset(self, namespace: str | None = None) -> None:

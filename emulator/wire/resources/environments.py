@@ -49,6 +49,8 @@ from gemini_emulator.stores.environments import (
     stamp,
 )
 from gemini_emulator.stores.files import UploadSession
+from gemini_emulator.stores.keyed import settled
+from gemini_emulator.stores.records_redis import RedisEnvironmentStore
 from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
 from gemini_emulator.wire.resources import files
@@ -62,9 +64,10 @@ ALLOWLIST_FIELDS = ("domain", "credential", "transform")
 MAX_SOURCES = 100
 UPLOAD_KIND = "environmentFile"  # the files store's upload sessions of this room
 DEFAULT_MIME = "application/octet-stream"
+Environments = EnvironmentStore | RedisEnvironmentStore  # in memory (the default) or on Redis (--store redis://...)
 
 
-async def serve(ctx: Context, store: EnvironmentStore, request: Incoming, target: Target, record: Record) -> Response:
+async def serve(ctx: Context, store: Environments, request: Incoming, target: Target, record: Record) -> Response:
     """Every environments URL (routes: action `environments`)."""
     if target.method == "upload" and request.query.get("upload_id"):
         finish = _finisher(store)
@@ -76,21 +79,21 @@ async def serve(ctx: Context, store: EnvironmentStore, request: Incoming, target
         record.rpc = f"environments.{target.method}"
         if target.method == "create":
             body = await read_body(ctx, request, record)
-            made = create(store, namespace, body)
+            made = await create(store, namespace, body)
             return json_response(view(made, created=True))
         if target.method == "list":
-            return json_response(_list(store, namespace, request))
-        env = store.touched(namespace, target.resource.removeprefix("environments/"))
+            return json_response(await _list(store, namespace, request))
+        env = await settled(store.touched(namespace, target.resource.removeprefix("environments/")))
         if env is None:
             raise errors.ApiError(404, NOT_FOUND)
         if target.method == "get":
             return json_response(view(env))
         if target.method == "delete":
-            store.delete(namespace, env.id)
+            await settled(store.delete(namespace, env.id))
             return json_response({})
         path = _path(target.name)
         if target.method == "files":
-            return _files(env, path, request)
+            return await _files(store, env, path, request)
         return await _start_upload(ctx, env, path, request, target, record)  # upload
     except errors.ApiError as error:
         return error_response(error)
@@ -131,7 +134,7 @@ def journal_body(raw: bytes, content_type: str = framing.JSON_TYPE) -> bytes:
 # --- create ------------------------------------------------------------------------------------------------------
 
 
-def create(store: EnvironmentStore, namespace: str, body: Any) -> Environment:
+async def create(store: Environments, namespace: str, body: Any) -> Environment:
     """A new environment from a CreateEnvironmentRequest body; its ApiError when the body is not one."""
     if body is None or body == b"":
         body = {}
@@ -148,11 +151,14 @@ def create(store: EnvironmentStore, namespace: str, body: Any) -> Environment:
             raise errors.invalid_argument("from_environment must be an environment name.")
         if body.get("sources"):
             raise errors.invalid_argument("sources must be empty when from_environment is set.")
-        source = store.get(namespace, origin.removeprefix("environments/"))
+        source = await settled(store.get(namespace, origin.removeprefix("environments/")))
         if source is None:
             raise errors.ApiError(404, NOT_FOUND)
         config = dict(source.config)
-        workspace = {path: (held.data, held.mime_type) for path, held in source.files.items()}
+        if isinstance(store, RedisEnvironmentStore):
+            workspace = await store.files_of(source)
+        else:
+            workspace = {path: (held.data, held.mime_type) for path, held in source.files.items()}
     mode = body.get("mode", config.get("mode"))
     if mode is not None:
         if mode not in MODES:
@@ -173,21 +179,21 @@ def create(store: EnvironmentStore, namespace: str, body: Any) -> Environment:
         config["sources"] = _sources(body["sources"])
         workspace.update(_inline_files(config["sources"]))
     try:
-        return store.create(namespace, config, workspace, mode == "self_hosted")
+        return await settled(store.create(namespace, config, workspace, mode == "self_hosted"))
     except EnvironmentsFull as full:
         raise errors.ApiError(429, f"gemini-emulator: {full}.", status="RESOURCE_EXHAUSTED") from None
     except ValueError as too_big:
         raise errors.invalid_argument(str(too_big)) from None
 
 
-def provision(store: EnvironmentStore, namespace: str, spec: Any) -> Environment:
+async def provision(store: Environments, namespace: str, spec: Any) -> Environment:
     """An interaction's `environment`: a stored environment's id (or `environments/id`), "remote" (a new one), or
     an Environment object (`{"type": "remote", sources, network, env, environment_id?}`: the one it names, else
     a new one of its sources and network); 404 for an id the namespace does not have."""
     if isinstance(spec, str):
         if spec == "remote":
-            return create(store, namespace, {})
-        found = store.touched(namespace, spec.removeprefix("environments/"))
+            return await create(store, namespace, {})
+        found = await settled(store.touched(namespace, spec.removeprefix("environments/")))
         if found is None:
             raise errors.ApiError(404, NOT_FOUND)
         return found
@@ -195,9 +201,9 @@ def provision(store: EnvironmentStore, namespace: str, spec: Any) -> Environment
         raise errors.invalid_argument('environment must be "remote", an environment id, or {"type": "remote", ...}.')
     named = spec.get("environment_id")
     if isinstance(named, str) and named:
-        return provision(store, namespace, named)
+        return await provision(store, namespace, named)
     wanted = {key: spec[key] for key in ("mode", "network", "sources", "custom_config") if key in spec}
-    return create(store, namespace, wanted)
+    return await create(store, namespace, wanted)
 
 
 def _network(value: Any) -> Any:
@@ -267,11 +273,13 @@ def _inline_files(sources: list[dict[str, Any]]) -> dict[str, tuple[bytes, str]]
     return written
 
 
-def _list(store: EnvironmentStore, namespace: str, request: Incoming) -> dict[str, Any]:
+async def _list(store: Environments, namespace: str, request: Incoming) -> dict[str, Any]:
     mode = request.query.get("mode", "")
     if mode and mode not in MODES:
         raise errors.payload_violations([errors.invalid_value("mode", "TYPE_ENUM", f'"{mode[:40]}"')])
-    held = [env for env in store.listed(namespace) if not mode or env.config.get("mode", "on_demand") == mode]
+    held = [
+        env for env in await settled(store.listed(namespace)) if not mode or env.config.get("mode", "on_demand") == mode
+    ]
     ids = [env.id for env in held]
     start, size = page_start(request.query, ids), page_size(request.query)
     out: dict[str, Any] = {}
@@ -298,7 +306,7 @@ def file_view(path: str, held: WorkspaceFile) -> dict[str, Any]:
         "name": path.rpartition("/")[2],
         "path": path,
         "type": "file",
-        "size_bytes": str(len(held.data)),
+        "size_bytes": str(held.size),
         "mime_type": held.mime_type,
         "created": stamp(held.created),
         "modified": stamp(held.modified),
@@ -309,7 +317,7 @@ def _directory_view(path: str) -> dict[str, Any]:
     return {"name": path.rpartition("/")[2], "path": path, "type": "directory"}
 
 
-def _files(env: Environment, path: str, request: Incoming) -> Response:
+async def _files(store: Environments, env: Environment, path: str, request: Incoming) -> Response:
     """A file's metadata (or its bytes with `alt=media`), or a directory's entries, paged."""
     held = env.files.get(path)
     if request.query.get("alt") == "media":
@@ -320,7 +328,8 @@ def _files(env: Environment, path: str, request: Incoming) -> Response:
                 else errors.invalid_argument(f"{path or '/'} is a directory: only a file can be downloaded.")
             )
         headers = BASE_HEADERS | {"content-type": held.mime_type}
-        return Body(held.data, 200, headers)
+        data = await store.file_data(env, path) if isinstance(store, RedisEnvironmentStore) else held.data
+        return Body(data, 200, headers)
     if held is not None:
         return json_response({"files": [file_view(path, held)]})
     if not _is_directory(env, path):
@@ -391,13 +400,13 @@ async def _start_upload(
     return files.upload_answer(b"", 200, "text/plain; charset=utf-8", headers)
 
 
-def _finisher(store: EnvironmentStore) -> files.Finisher:
+def _finisher(store: Environments) -> files.Finisher:
     async def finish(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
         """A finalized upload: the file (or the archive's files) written to the workspace."""
         extra = session.extra
         data = ctx.files.drain(session.spool, MAX_FILE_BYTES)
         try:
-            env = store.get(session.namespace, extra["environment"])
+            env = await settled(store.get(session.namespace, extra["environment"]))
             if env is None:
                 raise errors.ApiError(404, NOT_FOUND)
             if extra["extract"]:
@@ -405,7 +414,7 @@ def _finisher(store: EnvironmentStore) -> files.Finisher:
             else:
                 written = {extra["path"]: (data, session.mime_type or DEFAULT_MIME)}
             try:
-                kept = store.write(env, written, bool(extra["overwrite"]))
+                kept = await settled(store.write(env, written, bool(extra["overwrite"])))
             except FileExists as there:
                 raise errors.ApiError(409, f"File {there} already exists.", status="ALREADY_EXISTS") from None
             except BadPath as bad:
@@ -458,7 +467,7 @@ def _text(value: Any) -> str:
 class AdminView:
     """The environments as the admin API lists, removes and resets them (admin.api.Resources)."""
 
-    def __init__(self, store: EnvironmentStore) -> None:
+    def __init__(self, store: Environments) -> None:
         self.store = store
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -475,6 +484,8 @@ class AdminView:
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
+        if isinstance(self.store, RedisEnvironmentStore):  # the sync client, as the batches' admin view
+            return self.store.delete_sync(namespace, name.removeprefix("environments/"))
         return self.store.delete(namespace, name.removeprefix("environments/"))
 
     def reset(self, namespace: str | None = None) -> None:

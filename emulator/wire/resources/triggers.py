@@ -17,7 +17,7 @@ Field names from the SDK; ids, key order, errors' wording and what an agent answ
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +28,9 @@ from gemini_emulator.admin.journal import Journal, Record
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import DEVELOPER, Target
 from gemini_emulator.stores.interactions import InteractionStore, StoreFull
+from gemini_emulator.stores.interactions_redis import RedisInteractionStore
+from gemini_emulator.stores.keyed import settled
+from gemini_emulator.stores.records_redis import RedisClock, RedisTriggerStore
 from gemini_emulator.stores.triggers import (
     MAX_NAME_CHARS,
     STATUSES,
@@ -60,21 +63,41 @@ MAX_TIMEOUT_S = 3600
 MAX_FAILURES = 1000
 MAX_ERROR_CHARS = 1024
 _NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text (best-known for triggers)
+TriggerStores = TriggerStore | RedisTriggerStore  # in memory (the default) or on Redis (--store redis://...)
 
 
 class Triggers:
     """The triggers room: its store, where executions keep their interactions, and the journal they show in."""
 
-    def __init__(self, ctx: handlers.Context, store: TriggerStore, kept: InteractionStore, journal: Journal) -> None:
+    def __init__(
+        self,
+        ctx: handlers.Context,
+        store: TriggerStores,
+        kept: InteractionStore | RedisInteractionStore,
+        journal: Journal,
+    ) -> None:
         self.ctx, self.store, self.kept, self.journal = ctx, store, kept, journal
+        self._taking = asyncio.Lock()
 
-    async def catch_up(self, namespace: str) -> list[Execution]:
-        """Run every fire the namespace's clock has passed (bounded by the store), oldest first."""
-        return [await self.execute(trigger, scheduled) for trigger, scheduled in self.store.due(namespace)]
+    async def catch_up(self, namespace: str, first: Callable[[], Any] | None = None) -> list[Execution]:
+        """Run every fire the namespace's clock has passed (bounded by the store), oldest first; `first` (a clock
+        advance) just before the fires are taken. On Redis the taking awaits, so this process's requests take
+        them one at a time (`_taking`): the fires an advance makes due are the advance's, as in memory (another
+        process's reader may still take them first: each runs once, docs/scaling.md)."""
+        if isinstance(self.store, RedisTriggerStore):
+            async with self._taking:
+                if first is not None:
+                    first()
+                due = await self.store.due(namespace)
+        else:
+            if first is not None:
+                first()
+            due = self.store.due(namespace)
+        return [await self.execute(trigger, scheduled) for trigger, scheduled in due]
 
     async def execute(self, trigger: Trigger, scheduled: float, version: str = "v1beta") -> Execution:
         """One execution of `trigger`: the engine answers its interaction; recorded and journaled."""
-        ran = self.store.begin(trigger, scheduled)
+        ran = await settled(self.store.begin(trigger, scheduled))
         record = self.journal.begin("POST", f"/{version}/triggers/{trigger.id}/executions", {}, [])
         record.namespace, record.rpc, record.model = trigger.namespace, "triggers.execute", AGENT_MODEL
         record.body = {"trigger_id": trigger.id, "scheduled_time": stamp_s(scheduled), **trigger.interaction}
@@ -92,9 +115,7 @@ class Triggers:
             error, status = failure.message[:MAX_ERROR_CHARS], failure.code
         except StoreFull as full:
             error, status = f"gemini-emulator: {full}."[:MAX_ERROR_CHARS], 429
-        self.store.end(trigger, ran, interaction_id, error)
-        if status == 504:
-            ran.status = "timed_out"
+        await settled(self.store.end(trigger, ran, interaction_id, error, timed_out=status == 504))
         self.journal.finish(record, status, orjson.dumps(execution_view(ran)))
         return ran
 
@@ -108,7 +129,7 @@ async def serve(ctx: handlers.Context, room: Triggers, request: Incoming, target
         namespace = record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         await room.catch_up(namespace)
         if target.method == "list":
-            found = store.page(namespace, _size(request.query), _token(request.query))
+            found = await settled(store.page(namespace, _size(request.query), _token(request.query)))
             if found is None:
                 raise errors.invalid_argument("Invalid page_token.")
             out: dict[str, Any] = {}
@@ -119,14 +140,14 @@ async def serve(ctx: handlers.Context, room: Triggers, request: Incoming, target
             return handlers.json_response(out)
         if target.method == "create":
             body = _object(await handlers.read_body(ctx, request, record), FIELDS)
-            return handlers.json_response(view(_create(store, namespace, body)))
-        held = store.get(namespace, target.resource)
+            return handlers.json_response(view(await settled(_create(store, namespace, body))))
+        held = await settled(store.get(namespace, target.resource))
         if held is None:
             raise errors.ApiError(404, _NOT_FOUND)
         if target.method == "get":
             return handlers.json_response(view(held))
         if target.method == "delete":
-            store.delete(namespace, held.id)
+            await settled(store.delete(namespace, held.id))
             return handlers.json_response({})
         if target.method == "update":
             body = _object(await handlers.read_body(ctx, request, record), UPDATABLE)
@@ -136,7 +157,7 @@ async def serve(ctx: handlers.Context, room: Triggers, request: Incoming, target
                     [errors.invalid_value("status", "TYPE_ENUM", orjson.dumps(status).decode()[:100])]
                 )
             name = _name(body["display_name"]) if "display_name" in body else None
-            changed = store.update(namespace, held.id, name, status)
+            changed = await settled(store.update(namespace, held.id, name, status))
             if changed is None:
                 raise errors.ApiError(404, _NOT_FOUND)
             return handlers.json_response(view(changed))
@@ -207,7 +228,7 @@ def execution_view(ran: Execution) -> dict[str, Any]:
     return out
 
 
-def _create(store: TriggerStore, namespace: str, body: dict[str, Any]) -> Trigger:
+def _create(store: TriggerStores, namespace: str, body: dict[str, Any]) -> Trigger | Awaitable[Trigger]:
     interaction = body.get("interaction")
     if not isinstance(interaction, dict):
         raise errors.invalid_argument("interaction is required.")
@@ -274,6 +295,8 @@ class ClockView:
 
     def show(self, namespace: str) -> dict[str, Any]:
         clock = self.room.store.clock
+        if isinstance(clock, RedisClock):  # the shared offset (the admin API's sync client, as the batches')
+            clock.load_sync(namespace)
         return {"namespace": namespace, "time": stamp_s(clock.now(namespace)), "offsetSeconds": clock.offset(namespace)}
 
     async def advance(self, namespace: str, body: Any) -> dict[str, Any]:
@@ -281,6 +304,8 @@ class ClockView:
         if not isinstance(body, dict) or len(body) != 1 or not {"advanceSeconds", "time"} & body.keys():
             raise ValueError('expected {"advanceSeconds": seconds} or {"time": "RFC 3339 time"}')
         clock = self.room.store.clock
+        if isinstance(clock, RedisClock):
+            clock.load_sync(namespace)
         if "time" in body:
             step = _seconds(body["time"]) - clock.now(namespace)
             if step < 0:
@@ -289,8 +314,7 @@ class ClockView:
             step = body["advanceSeconds"]
             if isinstance(step, bool) or not isinstance(step, int | float):
                 raise ValueError("advanceSeconds: expected a number of seconds")
-        clock.advance(namespace, float(step))
-        ran = await self.room.catch_up(namespace)
+        ran = await self.room.catch_up(namespace, lambda: clock.advance(namespace, float(step)))
         return self.show(namespace) | {"executions": [execution_view(e) for e in ran]}
 
 
@@ -308,7 +332,7 @@ def _seconds(value: Any) -> float:
 class AdminView:
     """The triggers as the admin API lists, removes and resets them (admin.api.Resources)."""
 
-    def __init__(self, store: TriggerStore) -> None:
+    def __init__(self, store: TriggerStores) -> None:
         self.store = store
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -328,6 +352,8 @@ class AdminView:
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
+        if isinstance(self.store, RedisTriggerStore):  # the sync client, as the batches' admin view
+            return self.store.delete_sync(namespace, name)
         return self.store.delete(namespace, name)
 
     def reset(self, namespace: str | None = None) -> None:

@@ -24,6 +24,8 @@ from starlette.responses import Response
 from gemini_emulator.admin.journal import Record
 from gemini_emulator.protocol import errors
 from gemini_emulator.protocol.routes import Target
+from gemini_emulator.stores.keyed import settled
+from gemini_emulator.stores.records_redis import RedisVoices
 from gemini_emulator.stores.voices import Voices, VoicesFull, new_key, prebuilt_voices
 from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
@@ -63,22 +65,24 @@ FILTERS = {
 }
 
 
-async def serve(ctx: Context, voices: Voices, request: Incoming, target: Target, record: Record) -> Response:
+async def serve(
+    ctx: Context, voices: Voices | RedisVoices, request: Incoming, target: Target, record: Record
+) -> Response:
     """Every voices URL (routes: action `voices`)."""
     try:
         namespace = caller(ctx, request, target, record)
         record.rpc = f"voices.{target.method}"
         if target.method == "create":
-            return json_response(_create(voices, namespace, await read_body(ctx, request, record)))
+            return json_response(await _create(voices, namespace, await read_body(ctx, request, record)))
         if target.method == "list":
-            return json_response(_list(voices, namespace, request))
+            return json_response(await _list(voices, namespace, request))
         voice_id = target.resource
         if target.method == "get":
-            found = voices.voice(namespace, voice_id) or _prebuilt(voice_id)
+            found = await settled(voices.voice(namespace, voice_id)) or _prebuilt(voice_id)
             if found is None:
                 raise errors.ApiError(404, "Requested entity was not found.")
             return json_response(found)
-        if not voices.delete(namespace, voice_id):  # delete
+        if not await settled(voices.delete(namespace, voice_id)):  # delete
             raise errors.ApiError(404, "Requested entity was not found.")
         return json_response({})
     except errors.ApiError as error:
@@ -89,7 +93,7 @@ def _prebuilt(voice_id: str) -> dict[str, Any] | None:
     return next((voice for voice in prebuilt_voices() if voice["id"] == voice_id), None)
 
 
-def _create(voices: Voices, namespace: str, body: Any) -> dict[str, Any]:
+async def _create(voices: Voices | RedisVoices, namespace: str, body: Any) -> dict[str, Any]:
     if not isinstance(body, dict) or not isinstance(body.get("voice"), dict):
         raise errors.invalid_argument("voice is required.")
     store = body.get("store", False)
@@ -128,20 +132,20 @@ def _create(voices: Voices, namespace: str, body: Any) -> dict[str, Any]:
     kept = {name: voice[name] for name in KEPT if voice.get(name) is not None}
     kept["expire_time"] = _timestamp(time.time() + STORED_LIFETIME_S)
     try:
-        return voices.create(namespace, kept)
+        return await settled(voices.create(namespace, kept))
     except VoicesFull as full:
         raise errors.ApiError(429, f"gemini-emulator: {full}.", status="RESOURCE_EXHAUSTED") from None
     except ValueError as too_big:
         raise errors.invalid_argument(str(too_big)) from None
 
 
-def _list(voices: Voices, namespace: str, request: Incoming) -> dict[str, Any]:
+async def _list(voices: Voices | RedisVoices, namespace: str, request: Incoming) -> dict[str, Any]:
     wanted = {field: {v.lower() for v in request.query_values(name)} for name, field in FILTERS.items()}
     wanted = {field: values for field, values in wanted.items() if values}
     search = request.query.get("search", "")
     if len(search.encode()) > MAX_SEARCH_BYTES:
         raise errors.invalid_argument(f"search is at most {MAX_SEARCH_BYTES} bytes.")
-    everything = voices.stored(namespace) + prebuilt_voices()
+    everything = await settled(voices.stored(namespace)) + prebuilt_voices()
     matching = [voice for voice in everything if _matches(voice, wanted, search.lower())]
     size = _page_size(request.query)
     digest = _filters_digest(wanted, search)
@@ -202,7 +206,7 @@ def _timestamp(seconds: float) -> str:
 class AdminView:
     """The stored voices as the admin API lists and removes them (admin.api.Resources)."""
 
-    def __init__(self, voices: Voices) -> None:
+    def __init__(self, voices: Voices | RedisVoices) -> None:
         self.voices = voices
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -212,6 +216,8 @@ class AdminView:
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
+        if isinstance(self.voices, RedisVoices):  # the sync client, as the batches' admin view
+            return self.voices.delete_sync(namespace, name.removeprefix("voices/"))
         return self.voices.delete(namespace, name.removeprefix("voices/"))
 
     def reset(self, namespace: str | None = None) -> None:

@@ -13,7 +13,7 @@ wording and the event payloads are best-known (docs/conformance.md, Webhooks).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -24,7 +24,9 @@ from gemini_emulator.protocol import errors, printers
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.batches import FINAL_STATES
 from gemini_emulator.stores.caches import stamp
+from gemini_emulator.stores.keyed import settled
 from gemini_emulator.stores.operations import Operation
+from gemini_emulator.stores.records_redis import RedisWebhookStore
 from gemini_emulator.stores.webhooks import (
     DEFAULT_REVOCATION,
     KNOWN_EVENTS,
@@ -48,6 +50,7 @@ PAGE_DEFAULT, PAGE_MAX = 50, 1000  # the SDK's docstring: "at most 50 ... The ma
 FIELDS = ("name", "subscribed_events", "uri")  # WebhookInput
 UPDATABLE = ("name", "state", "subscribed_events", "uri")  # WebhookUpdate
 _NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text (best-known for webhooks)
+Webhooks = WebhookStore | RedisWebhookStore  # in memory (the default) or on Redis (--store redis://...)
 HELD_LOOK_S = 0.1  # how often a held batch is looked at again
 BATCH_EVENTS = {
     "SUCCEEDED": "batch.succeeded",
@@ -59,7 +62,7 @@ BATCH_EVENTS = {
 
 async def serve(
     ctx: handlers.Context,
-    store: WebhookStore,
+    store: Webhooks,
     deliveries: Deliveries,
     request: Incoming,
     target: Target,
@@ -71,23 +74,23 @@ async def serve(
         credential = auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
         namespace = record.namespace = auth.namespace_of(request.headers, credential, ctx.settings.admin_token)
         if target.method == "list":
-            return handlers.json_response(_list(store, namespace, request.query))
+            return handlers.json_response(await _list(store, namespace, request.query))
         if target.method == "create":
             body = _object(await handlers.read_body(ctx, request, record), FIELDS)
             uri, events = _uri(body.get("uri"), deliveries), _events(body.get("subscribed_events"))
-            made, secret = store.create(namespace, uri, events, _name(body.get("name", "")))
+            made, secret = await settled(store.create(namespace, uri, events, _name(body.get("name", ""))))
             return handlers.json_response(view(made, secret))
-        hook = store.get(namespace, target.resource)
+        hook = await settled(store.get(namespace, target.resource))
         if hook is None:
             raise errors.ApiError(404, _NOT_FOUND)
         if target.method == "get":
             return handlers.json_response(view(hook))
         if target.method == "delete":
-            store.delete(namespace, hook.id)
+            await settled(store.delete(namespace, hook.id))
             return handlers.json_response({})
         if target.method == "update":
             body = _object(await handlers.read_body(ctx, request, record), UPDATABLE)
-            changed = _update(store, deliveries, hook, body, _mask(request.query))
+            changed = await _update(store, deliveries, hook, body, _mask(request.query))
             return handlers.json_response(view(changed))
         if target.method == "ping":
             _object(await handlers.read_body(ctx, request, record), ())
@@ -99,7 +102,7 @@ async def serve(
             raise errors.payload_violations(
                 [errors.invalid_value("revocation_behavior", "TYPE_ENUM", orjson.dumps(revocation).decode()[:100])]
             )
-        minted = store.rotate(namespace, hook.id, revocation)
+        minted = await settled(store.rotate(namespace, hook.id, revocation))
         if minted is None:
             raise errors.ApiError(404, _NOT_FOUND)
         return handlers.json_response({"secret": minted})
@@ -207,8 +210,8 @@ def _mask(query: Mapping[str, str]) -> list[str] | None:
     return fields
 
 
-def _update(
-    store: WebhookStore, deliveries: Deliveries, hook: Webhook, body: dict[str, Any], mask: list[str] | None
+async def _update(
+    store: Webhooks, deliveries: Deliveries, hook: Webhook, body: dict[str, Any], mask: list[str] | None
 ) -> Webhook:
     """PATCH: the fields the mask names (all those in the body without one)."""
     fields = mask if mask is not None else [f for f in UPDATABLE if f in body]
@@ -227,15 +230,15 @@ def _update(
                     [errors.invalid_value("state", "TYPE_ENUM", orjson.dumps(value).decode()[:100])]
                 )
             changes["state"] = value
-    changed = store.update(hook.namespace, hook.id, **changes)
+    changed = await settled(store.update(hook.namespace, hook.id, **changes))
     if changed is None:
         raise errors.ApiError(404, _NOT_FOUND)
     return changed
 
 
-def _list(store: WebhookStore, namespace: str, query: Mapping[str, str]) -> dict[str, Any]:
+async def _list(store: Webhooks, namespace: str, query: Mapping[str, str]) -> dict[str, Any]:
     size = page_size(query, PAGE_DEFAULT, PAGE_MAX)
-    found = store.page(namespace, size, query.get("page_token", query.get("pageToken", "")))
+    found = await settled(store.page(namespace, size, query.get("page_token", query.get("pageToken", ""))))
     if found is None:
         raise errors.invalid_argument("Invalid page_token.")
     page, following = found
@@ -247,15 +250,18 @@ def _list(store: WebhookStore, namespace: str, query: Mapping[str, str]) -> dict
     return out
 
 
-def watch_batch(deliveries: Deliveries, store: WebhookStore, ctx: handlers.Context, room: batches.Batches) -> Any:
+def watch_batch(deliveries: Deliveries, store: Webhooks, ctx: handlers.Context, room: batches.Batches) -> Any:
     """The batches room's `on_created`: a job of a namespace with a webhook subscribed to batch events is looked at
     when its schedule ends, answered then (as a read would), and its end published."""
 
     def created(op: Operation) -> None:
         dynamic = op.extra.get("webhook")
-        if dynamic is None and not store.wants(op.namespace, "batch."):
-            return
+        if dynamic is None:
+            when_wanted(deliveries, store, op.namespace, "batch.", lambda: watch(op, None))
+        else:
+            watch(op, dynamic)
 
+    def watch(op: Operation, dynamic: Any) -> None:
         async def probe() -> Found:
             if not await batches.refresh(room, op):
                 return None  # deleted, or forgotten
@@ -281,11 +287,31 @@ def watch_batch(deliveries: Deliveries, store: WebhookStore, ctx: handlers.Conte
     return created
 
 
-def watch_video(deliveries: Deliveries, store: WebhookStore, op: Operation) -> None:
-    """A Veo operation with its result: `video.generated` once it reports done."""
-    if not store.wants(op.namespace, "video."):
+def when_wanted(deliveries: Deliveries, store: Webhooks, namespace: str, prefix: str, then: Callable[[], None]) -> None:
+    """`then()` if an enabled webhook of the namespace is subscribed to an event starting with `prefix`: at once in
+    memory; on Redis once the look-up (one round trip, off this call) says so."""
+    if not isinstance(store, RedisWebhookStore):
+        if store.wants(namespace, prefix):
+            then()
         return
 
+    async def look() -> None:
+        try:
+            wanted = await store.wants(namespace, prefix)
+        except errors.ApiError:  # Redis unreachable (logged by the link): nothing is watched
+            return
+        if wanted:
+            then()
+
+    deliveries.spawn(look())
+
+
+def watch_video(deliveries: Deliveries, store: Webhooks, op: Operation) -> None:
+    """A Veo operation with its result: `video.generated` once it reports done."""
+    when_wanted(deliveries, store, op.namespace, "video.", lambda: _watch_video(deliveries, op))
+
+
+def _watch_video(deliveries: Deliveries, op: Operation) -> None:
     async def probe() -> Found:
         if not op.done():
             return max(0.01, op.ready_at - op.clock()) if not op.held else HELD_LOOK_S
@@ -319,7 +345,7 @@ def interaction_ended(
 class AdminView:
     """The webhooks as the admin API lists, removes and resets them (admin.api.Resources); never a secret."""
 
-    def __init__(self, store: WebhookStore) -> None:
+    def __init__(self, store: Webhooks) -> None:
         self.store = store
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -337,6 +363,8 @@ class AdminView:
         ]
 
     def remove(self, namespace: str, name: str) -> bool:
+        if isinstance(self.store, RedisWebhookStore):  # the sync client, as the batches' admin view
+            return self.store.delete_sync(namespace, name)
         return self.store.delete(namespace, name)
 
     def reset(self, namespace: str | None = None) -> None:
