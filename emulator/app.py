@@ -28,7 +28,9 @@ from gemini_emulator.stores.interactions import InteractionStore
 from gemini_emulator.stores.interactions_redis import RedisInteractionStore
 from gemini_emulator.stores.live import LiveStore
 from gemini_emulator.stores.live_redis import RedisLiveShared
+from gemini_emulator.stores.models_redis import SharedModels
 from gemini_emulator.stores.operations_redis import RedisOperationStore
+from gemini_emulator.stores.prediction_jobs_redis import RedisPredictionJobs
 from gemini_emulator.stores.records_redis import (
     RedisAgentStore,
     RedisEnvironmentStore,
@@ -124,6 +126,22 @@ class _Emulator(Starlette):
 HANDLERS_ALONE = frozenset({"generateContent", "streamGenerateContent", "countTokens"})
 
 
+def _load_shared_models(ctx: handlers.Context, shared: SharedModels) -> None:
+    """A process starting on Redis: the models added at run time through the others (best effort: a Redis not up
+    yet is asked again by the first request that needs it, stores/models_redis.py)."""
+    try:
+        version, entries = shared.fetch_sync(0)
+    except errors.ApiError:
+        return
+    if entries is not None:
+        try:
+            ctx.set_models(entries)
+        except ValueError:
+            log.warning("models set through another process do not fit this one's catalogue; kept its own")
+            return
+    ctx.models_version = version
+
+
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> Starlette:
     """The emulator as an ASGI app; `engine` overrides the one named in settings."""
     settings = settings or Settings.from_env()
@@ -172,11 +190,20 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         )
         ctx.file_access = ctx.shared_files
         ctx.files.elsewhere = True  # this process's own store keeps only other rooms' upload sessions
+        ctx.shared_models = SharedModels(shared_link)  # PUT /__emulator/models for every process
+        shared_link.on_models = ctx.saw_models  # the journal's writes say when they changed
+        _load_shared_models(ctx, ctx.shared_models)
     admin.resources["batches"] = batches.AdminView(batch_room)
     admin.batch_schedule = batches.ScheduleView(batch_room)
     admin.models = handlers.ModelsView(ctx)
-    prediction_room = prediction_jobs.PredictionJobs(batch_room.plans)  # Vertex batches walk the same schedule
-    admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_room)
+    prediction_jobs_here = prediction_jobs.PredictionJobs(batch_room.plans)  # Vertex batches: the same schedule
+    prediction_room: prediction_jobs.PredictionJobs | prediction_jobs.SharedJobs = prediction_jobs_here
+    shared_jobs = None
+    if check_store(settings.store) != MEMORY:  # ... and on Redis, every process's (stores/prediction_jobs_redis.py)
+        max_jobs = prediction_jobs.MAX_JOBS_PER_NAMESPACE
+        shared_jobs = prediction_jobs.SharedJobs(RedisPredictionJobs(link(settings.store), max_jobs), batch_room.plans)
+        prediction_room = shared_jobs
+    admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_jobs_here, shared_jobs)
     tuning_store = Tunings()  # Vertex tuningJobs, Developer tunedModels; their tuned models answer as their base
     admin.resources["tuningJobs"] = tunings.AdminView(tuning_store)
     admin.tuning_schedule = tunings.ScheduleView(tuning_store)

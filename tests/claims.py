@@ -499,6 +499,7 @@ from claims_scaling import SCALING_CLAIMS  # noqa: E402
 from claims_scaling_files import SCALING_FILE_CLAIMS  # noqa: E402
 from claims_scaling_redis import SCALING_REDIS_CLAIMS  # noqa: E402
 from claims_scaling_resources import SCALING_RESOURCE_CLAIMS  # noqa: E402
+from claims_scaling_rest import SCALING_REST_CLAIMS  # noqa: E402
 from claims_templates import TEMPLATE_CLAIMS  # noqa: E402
 from claims_triggers import TRIGGER_CLAIMS  # noqa: E402
 from claims_tunings import TUNING_CLAIMS  # noqa: E402
@@ -525,4 +526,5 @@ CLAIMS = (
     + tuple(SCALING_REDIS_CLAIMS)
     + tuple(SCALING_RESOURCE_CLAIMS)
     + tuple(SCALING_FILE_CLAIMS)
+    + tuple(SCALING_REST_CLAIMS)
 )

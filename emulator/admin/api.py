@@ -13,9 +13,10 @@ at all (Host, Origin, the admin token): emulator/admin/guard.py.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -42,6 +43,11 @@ SHIM_HEADERS = {
     "x-content-type-options": "nosniff",
     "cache-control": "no-cache",
 }
+
+
+async def _done(value: Any) -> Any:
+    """A view's answer: itself, or what it resolves to when the view works over the network (a coroutine)."""
+    return await value if inspect.isawaitable(value) else value
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -175,11 +181,11 @@ class Models(Protocol):
     """The user's models (wire/handlers.ModelsView): shown, set from a JSON body (ValueError: why it is refused),
     cleared."""
 
-    def show(self) -> dict[str, Any]: ...
+    def show(self) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
 
-    def set(self, body: Any) -> dict[str, Any]: ...
+    def set(self, body: Any) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
 
-    def clear(self) -> dict[str, Any]: ...
+    def clear(self) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
 
 
 class Clock(Protocol):
@@ -508,7 +514,7 @@ class Admin:
 
     async def show_models(self, request: Request) -> Response:
         """The models added through this API, and every id they serve."""
-        return _json(self._models().show())
+        return _json(await _done(self._models().show()))
 
     async def set_models(self, request: Request) -> Response:
         """Add models to the catalogue (or change its own), for every caller: [{name, like?, ...Model fields,
@@ -519,13 +525,13 @@ class Admin:
         except orjson.JSONDecodeError:
             raise errors.ApiError(400, "models: the body is not JSON") from None
         try:
-            return _json(self._models().set(body))
+            return _json(await _done(self._models().set(body)))
         except ValueError as exc:
             raise errors.ApiError(400, str(exc)) from None
 
     async def clear_models(self, request: Request) -> Response:
         """Take away the models added through this API."""
-        return _json(self._models().clear())
+        return _json(await _done(self._models().clear()))
 
     def _clock(self) -> Clock:
         if self.clock is None:

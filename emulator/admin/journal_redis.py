@@ -13,10 +13,12 @@ Keys (P is seam.state.KEY_PREFIX + "j:", N a namespace):
   P evicted  hash N -> records evicted      P evicted_total
 
 Writes are a group commit: `finish` queues the record and one task writes everything queued in one Lua call
-(APPEND), so a burst of requests costs one round trip, not one each. The app awaits `flushed()` before it sends a
-unary answer, so a record is in Redis before its caller has the answer and any process reads it. A stream's or
-a Live session's record is written when it ends, shortly after its last byte (in-flight records are seen only by
-the memory journal). Reads (the admin API, from a worker thread) use the sync client.
+(APPEND), so a burst of requests costs one round trip, not one each; its reply also carries the version of the
+models added at run time (stores/models_redis.py), which is how a process learns they changed. The app awaits
+`flushed()` before it sends a unary answer, so a record is in Redis before its caller has the answer and any
+process reads it. A stream's or a Live session's record is written when it ends, shortly after its last byte
+(in-flight records are seen only by the memory journal). Reads (the admin API, from a worker thread) use the sync
+client.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from gemini_emulator.admin.journal import (
     redact_headers,
     redact_query,
 )
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, MODELS_VERSION, RedisLink, failures
 from gemini_emulator.wire.incoming import RawHeaders
 
 PREFIX = KEY_PREFIX + "j:"
@@ -98,8 +100,9 @@ local function evict(ns)
 end
 while tonumber(redis.call('GET', P .. 'held') or '0') > cap do evict(biggest(counts)) end
 while tonumber(redis.call('GET', P .. 'held_bytes') or '0') > maxb do evict(biggest(bytes)) end
+ids[n + 1] = redis.call('GET', '@MODELS@') or '0'  -- the run-time models' version, for the writer to compare
 return ids
-"""
+""".replace("@MODELS@", MODELS_VERSION)
 
 CLEAR = """
 local P, ns = ARGV[1], ARGV[2]
@@ -247,8 +250,11 @@ class RedisJournal(Journal):
         ids = await self._aio_append(args=self._args(batch))
         if self.link.failing:
             self.link.recovered()
-        for (record, _), record_id in zip(batch, ids, strict=True):
+        for (record, _), record_id in zip(batch, ids[: len(batch)], strict=True):
             record.id = int(record_id)
+        refresh = self.link.saw_models(int(ids[len(batch)]))
+        if refresh is not None:  # the models changed through another process: learnt before these answers go
+            await refresh
 
     def _write_now(self, batch: list[tuple[Record, bytes]]) -> None:
         try:
@@ -256,7 +262,7 @@ class RedisJournal(Journal):
         except failures() as exc:
             self.link.unavailable(exc)
             return
-        for (record, _), record_id in zip(batch, ids, strict=True):
+        for (record, _), record_id in zip(batch, ids[: len(batch)], strict=True):
             record.id = int(record_id)
 
     # --- reading (sync: the admin API calls these in a worker thread) -------------------------------

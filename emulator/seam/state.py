@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from time import monotonic
 from typing import Any
@@ -29,6 +30,9 @@ CONNECT_TIMEOUT_S = 1.0  # a Redis that does not accept the connection: a 503 af
 SOCKET_TIMEOUT_S = 2.0  # a Redis that accepted but does not answer: a 503 after this
 LOG_EVERY_S = 10.0  # one "unavailable" log line per store per this many seconds
 KEY_PREFIX = "gemini-emulator:"  # every key the emulator writes starts with it (one Redis may hold other data)
+# The version of the models added at run time (stores/models_redis.py); the journal's group commit reads it in its
+# own Lua call and hands it to `RedisLink.saw_models`, so processes learn of changes with no round trip of their own.
+MODELS_VERSION = KEY_PREFIX + "models:v"
 UNAVAILABLE = "The service is currently unavailable."  # production's 503 UNAVAILABLE wording (best-known)
 
 log = logging.getLogger("gemini_emulator")
@@ -78,6 +82,9 @@ class RedisLink:
     _quiet: int = 0
     failing: bool = False  # since the last success
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Called (on the event loop) with the models' version a write saw (MODELS_VERSION); the app sets it. What it
+    # returns, when not None, is awaited by the writer (the catalogue brought up to date).
+    on_models: Callable[[int], Awaitable[Any] | None] | None = None
 
     def __post_init__(self) -> None:
         self.shown = shown_url(self.url)
@@ -136,6 +143,11 @@ class RedisLink:
         if self.failing:
             self.recovered()
         return result
+
+    def saw_models(self, version: int) -> Awaitable[Any] | None:
+        """A write's reply carried the models' version (MODELS_VERSION): the app compares it with its own and
+        may hand back what brings it up to date, for the writer to await."""
+        return self.on_models(version) if self.on_models is not None else None
 
     def recovered(self) -> None:
         """After a success that followed failures (the caller checks `failing`): one line, the store is back."""

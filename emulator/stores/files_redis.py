@@ -732,6 +732,9 @@ class RedisFileStore:
     def receiver(self, session: RedisSession, token: str) -> RedisSpool:
         """The spool a request that took `session` feeds (its bytes continue the session's)."""
         limit = session.declared_size if session.declared_size is not None else self.max_file_bytes
+        bound = session.extra.get("limit")  # another kind's own bound (a file search document's 100 MB)
+        if isinstance(bound, int) and bound >= 0:
+            limit = min(limit, bound)
         spool = RedisSpool(self, session.blob, min(limit, self.max_file_bytes), session=session.id, token=token)
         spool.size = spool.written = session.size
         known = self._digests.pop(session.id, None)
@@ -764,16 +767,31 @@ class RedisFileStore:
         self._digests.pop(upload_id, None)
         await self._call("end", [PREFIX, upload_id])
 
-    async def session_digest(self, session: RedisSession, size: int) -> str:
-        """The sha256 of the session's bytes, read back chunk by chunk."""
-        digest = hashlib.sha256()
+    def _session_file(self, session: RedisSession, size: int) -> StoredFile:
         stand_in = StoredFile(
             session.name or "", session.namespace, "", Blob(size, None, None), "", 0, 0, 0.0, time.time
         )
         stand_in.extra["blob"] = session.blob
-        async for chunk in self.chunks(stand_in):
+        return stand_in
+
+    async def session_digest(self, session: RedisSession, size: int) -> str:
+        """The sha256 of the session's bytes, read back chunk by chunk."""
+        digest = hashlib.sha256()
+        async for chunk in self.chunks(self._session_file(session, size)):
             digest.update(chunk)
         return digest.hexdigest()
+
+    async def session_head(self, session: RedisSession, size: int, keep: int) -> bytes:
+        """The first `keep` of the session's `size` bytes (a finished upload that becomes no file, as FileStore.drain
+        gives a file search document its bytes): one round trip per chunk read, none past `keep`."""
+        out = bytearray()
+        if keep <= 0:
+            return b""
+        async for chunk in self.chunks(self._session_file(session, size)):
+            out += chunk[: keep - len(out)]
+            if len(out) >= keep:
+                break
+        return bytes(out)
 
     # --- the admin API and tests (sync client) -------------------------------------------------------------
     def names(self) -> builtins.list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -36,6 +37,7 @@ from gemini_emulator.stores.file_search import FileSearchStores
 from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
 from gemini_emulator.stores.files import FileAccess, FileReader, FileStore
 from gemini_emulator.stores.files_redis import RedisFileStore
+from gemini_emulator.stores.models_redis import SharedModels
 from gemini_emulator.stores.operations import OperationStore
 from gemini_emulator.stores.operations_redis import RedisOperationStore
 from gemini_emulator.stores.records_redis import RedisAgentStore, RedisEnvironmentStore, RedisVoices
@@ -70,6 +72,7 @@ _MESSAGE_FOR = {
 # Response headers an engine's answer may decide (Chunk.headers); the wire keeps the rest (content type, framing).
 ENGINE_HEADERS = (SERVICE_TIER_HEADER,)
 _PAGE_DEFAULT, _PAGE_MAX = 50, 1000
+log = logging.getLogger("gemini_emulator")
 _DEVELOPER_EXTRA = {SERVICE_TIER_HEADER: responses.SERVICE_TIER}  # Developer API answers add this header
 
 
@@ -105,6 +108,11 @@ class Context:
         self.base_catalogue = self.catalogue  # with the `--models` file's models: what the admin API's are added to
         self.user_models: list[Any] = []  # the admin API's entries (PUT /__emulator/models)
         self.user_model_ids: list[str] = []  # ... and the ids they serve
+        # On `--store redis://...` (app.py): the admin API's models in Redis, this process's copy built from
+        # `models_version` (stores/models_redis.py: how a process learns of changes without a round trip of its own)
+        self.shared_models: SharedModels | None = None
+        self.models_version = 0
+        self._models_refresh: asyncio.Task[bool] | None = None
         self.bodies = BodyReader(settings.max_body_bytes, settings.body_timeout)
         self.drain = Drain()
         # The engine's optional capabilities, asked once (an isinstance of a runtime-checkable protocol is not cheap)
@@ -166,6 +174,45 @@ class Context:
         self._use(adding)
         return named
 
+    async def refresh_models(self) -> bool:
+        """On Redis: the admin API's models as Redis holds them now (one round trip; the entries fetched only when
+        their version moved); whether this process's catalogue changed. The 503 when Redis cannot be reached."""
+        shared = self.shared_models
+        if shared is None:
+            return False
+        known = self.models_version
+        version, entries = await shared.fetch(known)
+        if entries is None:
+            return False
+        if self.models_version == version:  # another refresh (or this process's own change) applied it meanwhile
+            return True
+        try:
+            self.set_models(entries)
+        except ValueError:  # the entries name a model this process's catalogue lacks (another --models file)
+            log.warning("models set through another process do not fit this one's catalogue; kept its own")
+        self.models_version = version
+        return True
+
+    def saw_models(self, version: int) -> asyncio.Task[bool] | None:
+        """RedisLink.on_models: a journal write saw the models' version. Another than this process's is fetched
+        (the task returned, which the journal awaits before its writers' answers go out: the request that saw the
+        change was served by the catalogue this process had, every later one by the new)."""
+        if version == self.models_version:
+            return None
+        if self._models_refresh is None or self._models_refresh.done():
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # a write made outside the loop (a fixture's thread): the next one tells
+                return None
+            self._models_refresh = loop.create_task(self._refresh_quietly())
+        return self._models_refresh
+
+    async def _refresh_quietly(self) -> bool:
+        try:
+            return await self.refresh_models()
+        except errors.ApiError:  # Redis gone (logged by the link): the next write tells again
+            return False
+
     def _use(self, serving: catalogue.Catalogue) -> None:
         """Serve from `serving`: what was worked out from the catalogue before is forgotten."""
         self.catalogue = serving
@@ -210,21 +257,42 @@ def _response(content: bytes, status: int, content_type: str, headers: dict[str,
 
 class ModelsView:
     """The user's models as the admin API shows, sets and clears them (admin.api.Models): global, on top of the
-    catalogue and the `--models` file."""
+    catalogue and the `--models` file. On Redis (`ctx.shared_models`) its methods are coroutines (redis.asyncio,
+    awaited by the admin API): a change is checked here, then stored in Redis for every process."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    def show(self) -> dict[str, Any]:
+    def show(self) -> Any:
+        if self.ctx.shared_models is not None:
+            return self._show_shared()
+        return self._shown()
+
+    def _shown(self) -> dict[str, Any]:
         return {"models": self.ctx.user_models, "serving": self.ctx.user_model_ids}
 
-    def set(self, body: Any) -> dict[str, Any]:
+    def set(self, body: Any) -> Any:
+        if self.ctx.shared_models is not None:
+            listed = catalogue.entry_list(body)
+            catalogue.with_models(self.ctx.base_catalogue, listed)  # the ValueError saying what is wrong, first
+            return self._store(listed)
         self.ctx.set_models(body)
-        return self.show()
+        return self._shown()
 
-    def clear(self) -> dict[str, Any]:
-        self.ctx.set_models([])
-        return self.show()
+    def clear(self) -> Any:
+        return self.set([])
+
+    async def _show_shared(self) -> dict[str, Any]:
+        await self.ctx.refresh_models()
+        return self._shown()
+
+    async def _store(self, listed: list[Any]) -> dict[str, Any]:
+        shared = self.ctx.shared_models
+        assert shared is not None
+        version = await shared.put(listed)
+        self.ctx.set_models(listed)
+        self.ctx.models_version = version
+        return self._shown()
 
 
 async def read_body(ctx: Context, request: Incoming, record: Record) -> Any:
@@ -595,6 +663,11 @@ async def _resolve(
     try:  # the catalogue's refusal, raised afresh for each call
         return _catalogue_model(ctx, target), None
     except errors.ApiError as refusal:
+        if ctx.shared_models is not None and await ctx.refresh_models():  # added through another process?
+            try:
+                return _catalogue_model(ctx, target), None
+            except errors.ApiError:
+                pass
         if isinstance(ctx.engine, ModelServer):
             served = ctx.engine.serves_model(asked := probe())
             if served if isinstance(served, bool) else await served:
@@ -923,6 +996,8 @@ def _body(chunk: Chunk, builder: responses.ResponseBuilder, target: Target, int_
 async def get_model(ctx: Context, request: Incoming, target: Target) -> Response:
     try:
         auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
+        if ctx.shared_models is not None:  # the models added through any process, as Redis holds them now
+            await ctx.refresh_models()
         if target.backend != DEVELOPER:
             model = ctx.catalogue.get(target.model, target.version)
             return json_response({"name": "publishers/google/models/" + model["name"].removeprefix("models/")})
@@ -934,6 +1009,8 @@ async def get_model(ctx: Context, request: Incoming, target: Target) -> Response
 async def list_models(ctx: Context, request: Incoming, target: Target) -> Response:
     try:
         auth.authenticate(target, request.headers, request.query, ctx.settings.api_key)
+        if ctx.shared_models is not None:
+            await ctx.refresh_models()
         models = ctx.catalogue.listing()
         if target.backend != DEVELOPER:
             return json_response(responses.vertex_model_list(models))

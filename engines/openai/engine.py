@@ -20,8 +20,9 @@ import orjson
 from httpx_sse import EventSource, SSEError
 
 from gemini_emulator.engines.openai.config import OpenAIConfig
-from gemini_emulator.engines.openai.ids import CallIdStore
-from gemini_emulator.engines.openai.request import chat_body, include_thoughts
+from gemini_emulator.engines.openai.ids import CallIdStore, TurnIds
+from gemini_emulator.engines.openai.ids_redis import RedisCallIds
+from gemini_emulator.engines.openai.request import chat_body, include_thoughts, turn_keys
 from gemini_emulator.engines.openai.response import (
     error_body,
     http_error,
@@ -33,6 +34,7 @@ from gemini_emulator.engines.openai.response import (
 from gemini_emulator.engines.openai.stream import StreamTranslator
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam import Chunk, GenerateRequest
+from gemini_emulator.seam.state import MEMORY, check_store, link
 
 
 class OpenAIEngine:
@@ -41,10 +43,15 @@ class OpenAIEngine:
     name = "openai"
 
     def __init__(self, config: OpenAIConfig | None = None, ids: CallIdStore | None = None, **_settings: object) -> None:
-        """`config` defaults to the GEMINI_EMULATOR_OPENAI_* environment; server settings meant for other engines
-        (e.g. `captures`) are accepted and ignored."""
+        """`config` defaults to the GEMINI_EMULATOR_OPENAI_* environment; `state` (the --store setting): a redis URL
+        keeps the tool-call ids in Redis (engines/openai/ids_redis.py), for every process; server settings meant
+        for other engines (e.g. `captures`) are accepted and ignored."""
         self.config = config or OpenAIConfig.from_env()
         self.ids = ids or CallIdStore()
+        state = _settings.get("state")
+        self.shared: RedisCallIds | None = None
+        if ids is None and isinstance(state, str) and check_store(state) != MEMORY:
+            self.shared = RedisCallIds(link(state))
         self.upstream = label(self.config.base_url)
         self._http: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -66,7 +73,11 @@ class OpenAIEngine:
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
         model = self.config.upstream_model(request.requested_model, request.model)
         request.notes["entry"] = f"openai:{model}"
-        body = chat_body(request, self.config, self.ids, model)
+        ids = self.ids
+        if self.shared is not None:  # the history's function-call turns, as any process answered them
+            keys = turn_keys(request)
+            ids = TurnIds(await self.shared.recall_many(keys) if keys else {})
+        body = chat_body(request, self.config, ids, model)
         if request.stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
@@ -81,13 +92,15 @@ class OpenAIEngine:
                         response.status_code, raw, dict(response.headers), request, self.upstream, self.config.api_key
                     )
                 if request.stream and _is_sse(response):
-                    async for chunk in self._stream(response, request):
+                    async for chunk in self._stream(response, request, ids):
                         yield chunk
                 else:  # unary, or an upstream that answered a stream request with one JSON body
                     answer = _json(await response.aread(), self.upstream)
                     if isinstance(answer, dict) and "error" in answer and "choices" not in answer:
                         raise error_body(answer, request, self.upstream, self.config.api_key)
-                    for chunk in unary_chunks(answer, request, self.ids, self.upstream, include_thoughts(request)):
+                    chunks = unary_chunks(answer, request, ids, self.upstream, include_thoughts(request))
+                    await self._share(ids)
+                    for chunk in chunks:
                         yield chunk
         except errors.ApiError as error:
             raise scrubbed(error, self.config.api_key) from None
@@ -102,13 +115,22 @@ class OpenAIEngine:
             reason = redact(_reason(exc), self.config.api_key)
             raise errors.upstream_unavailable(self.upstream, f"the connection broke ({reason})") from None
 
-    async def _stream(self, response: httpx.Response, request: GenerateRequest) -> AsyncIterator[Chunk]:
-        translator = StreamTranslator(request, self.ids, self.upstream, self.config.api_key, include_thoughts(request))
+    async def _share(self, ids: CallIdStore) -> None:
+        """On Redis: the calls this answer made, kept for every process before the caller sees them."""
+        if self.shared is not None and isinstance(ids, TurnIds) and ids.written:
+            await self.shared.remember_many(ids.written)
+
+    async def _stream(
+        self, response: httpx.Response, request: GenerateRequest, ids: CallIdStore
+    ) -> AsyncIterator[Chunk]:
+        translator = StreamTranslator(request, ids, self.upstream, self.config.api_key, include_thoughts(request))
         async for event in EventSource(response).aiter_sse():
             if not translator.done:  # after [DONE], read on to the end so the connection can be reused
                 for chunk in translator.feed(event.data):
                     yield chunk
-        for chunk in translator.finish():
+        last = translator.finish()
+        await self._share(ids)
+        for chunk in last:
             yield chunk
 
 

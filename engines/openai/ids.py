@@ -12,6 +12,11 @@ is not (another process answered, the store evicted it, the client edited the hi
 `id` the client echoed, else gets one minted from the digest. Function responses are then matched FIFO
 against the open calls: same id first, else the oldest open call of the same name, so parallel calls of one
 function are answered in the order they were made.
+
+On `--store redis://...` the turns live in Redis (engines/openai/ids_redis.py), so a conversation whose turns reach
+different processes keeps the upstream's ids: a request whose history holds function-call turns fetches their ids
+in one round trip before it is sent upstream (TurnIds is that request's view), and an answer with calls writes its
+ids in one before it is shown (a request without calls in its history or its answer costs none).
 """
 
 from __future__ import annotations
@@ -98,3 +103,17 @@ class CallIdStore:
 
     def __len__(self) -> int:
         return len(self._turns)
+
+
+class TurnIds(CallIdStore):
+    """One request's view of a shared store (ids_redis.py): the turns `known` when it began, and what it
+    remembers, kept in `written` for the store."""
+
+    def __init__(self, known: dict[str, list[str]]) -> None:
+        super().__init__(cap=len(known) + 64)
+        self._turns.update(known)
+        self.written: dict[str, list[str]] = {}
+
+    def remember(self, key: str, ids: list[str]) -> None:
+        super().remember(key, ids)
+        self.written[key] = list(ids)

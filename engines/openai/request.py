@@ -89,6 +89,20 @@ def messages(request: GenerateRequest, ids: CallIdStore) -> list[dict[str, Any]]
     return out
 
 
+def turn_keys(request: GenerateRequest) -> list[str]:
+    """The keys `messages` asks the id store for: one per model turn of the history that holds function calls."""
+    keys = []
+    for i, content in enumerate(request.contents):
+        if (content.get("role") or "user") != "model":
+            continue
+        parts = [p for p in content.get("parts") or [] if isinstance(p, dict) and p.get("thought") is not True]
+        calls = [p["functionCall"] for p in parts if isinstance(p.get("functionCall"), dict)]
+        if calls:
+            named = [(str(call.get("name") or ""), call.get("args") or {}) for call in calls]
+            keys.append(turn_key(request.namespace, request.contents[:i], named))
+    return keys
+
+
 def _assistant(
     request: GenerateRequest,
     index: int,

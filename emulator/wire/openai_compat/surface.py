@@ -56,6 +56,8 @@ async def dispatch(ctx: handlers.Context, request: Incoming, target: Target, rec
     record.rpc = "openai." + target.method
     try:
         record.namespace = auth.namespace_of(request.headers, credential(ctx, request), ctx.settings.admin_token)
+        if target.method.startswith("models.") and ctx.shared_models is not None:  # every process's models
+            await ctx.refresh_models()
         if target.method == "models.list":
             return _json(printing.model_list(ctx.catalogue.listing()))
         if target.method == "models.get":

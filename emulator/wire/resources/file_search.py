@@ -32,12 +32,13 @@ from gemini_emulator.protocol.headers import BASE_HEADERS, DOWNLOAD_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores import file_search as fs
 from gemini_emulator.stores.file_search_redis import RedisFileSearchStores, chunk_count
-from gemini_emulator.stores.files import Spool, UploadSession
+from gemini_emulator.stores.files import UploadSession
+from gemini_emulator.stores.files_redis import RedisFileStore, RedisSession, RedisSpool
 from gemini_emulator.stores.operations import Operation
 from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, json_response
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import files
+from gemini_emulator.wire.resources import files, files_shared
 from gemini_emulator.wire.resources.common import caller, mime_type, page_size
 from gemini_emulator.wire.resources.filedata import no_permission, not_active
 
@@ -193,6 +194,10 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
     verb = target.method.partition(".")[2]
     if verb == "upload" and request.query.get("upload_id"):
         upload_id = request.query["upload_id"]
+        if ctx.shared_files is not None:  # on Redis the session is there, so any process continues it
+            return await files_shared.continue_upload(
+                ctx, ctx.shared_files, request, target, record, upload_id, "document", _finish_shared
+            )
         return await files.continue_upload(ctx, request, target, record, upload_id, "document", _finish_upload)
     namespace = caller(ctx, request, target, record)
     stores = stores_of(ctx)
@@ -319,18 +324,25 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
             raise errors.invalid_argument(f"Invalid X-Goog-Upload-Header-Content-Length: {declared_text[:40]}")
         declared = int(declared_text) if declared_text else None
         await stores_of(ctx).check_room(namespace, target.name, declared)
-        extra = {"store": target.name, "plan": plan, "version": target.version}
-        session = ctx.files.start_upload(
-            namespace, plan["mimeType"], plan["displayName"], None, declared, "document", extra
-        )
-        session.spool.limit = min(session.spool.limit, fs.MAX_DOCUMENT_BYTES)  # a document's bound, not a file's
+        extra: dict[str, Any] = {"store": target.name, "plan": plan, "version": target.version}
+        if ctx.shared_files is not None:  # the session in Redis (stores/files_redis.py), with a document's bound
+            extra["limit"] = fs.MAX_DOCUMENT_BYTES
+            upload_id = await ctx.shared_files.start_upload(
+                namespace, plan["mimeType"], plan["displayName"], None, declared, "document", extra
+            )
+        else:
+            session = ctx.files.start_upload(
+                namespace, plan["mimeType"], plan["displayName"], None, declared, "document", extra
+            )
+            session.spool.limit = min(session.spool.limit, fs.MAX_DOCUMENT_BYTES)  # a document's bound
+            upload_id = session.id
         base = files.base_url(request, ctx.settings.tls)
         url = (
             f"{base}/upload/{target.version}/{target.name}:uploadToFileSearchStore"
-            f"?upload_id={session.id}&upload_protocol=resumable"
+            f"?upload_id={upload_id}&upload_protocol=resumable"
         )
         headers = {
-            "x-guploader-uploadid": session.id,
+            "x-guploader-uploadid": upload_id,
             "x-goog-upload-status": "active",
             "x-goog-upload-url": url,
             "x-goog-upload-control-url": url,
@@ -359,27 +371,60 @@ async def _upload(ctx: Context, request: Incoming, target: Target, record: Recor
     except BaseException:
         spool.discard()
         raise
-    answer = await _store_upload(ctx, namespace, target.name, spool, plan)
+    size = spool.size
+    data = ctx.files.drain(spool, _kept(plan))  # the rest: back to the budget
+    answer = await _store_upload(ctx, namespace, target.name, size, data, plan)
     return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, {})
+
+
+def _kept(plan: dict[str, Any]) -> int:
+    """How many of an upload's bytes its document keeps: a media document's whole, of the others the text."""
+    return fs.MAX_DOCUMENT_BYTES if fs.is_media(plan["mimeType"]) else fs.MAX_TEXT_BYTES
 
 
 async def _finish_upload(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
     """A finalized resumable upload: the document and its operation (the answer carries the operation)."""
     extra = session.extra
+    size = session.spool.size
+    data = ctx.files.drain(session.spool, _kept(extra["plan"]))  # the rest: back to the budget
     try:
-        answer = await _store_upload(ctx, session.namespace, extra["store"], session.spool, extra["plan"])
+        answer = await _store_upload(ctx, session.namespace, extra["store"], size, data, extra["plan"])
     except errors.ApiError as refused:
         return files.upload_error(refused, headers)
     return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, headers)
 
 
-async def _store_upload(
-    ctx: Context, namespace: str, store_name: str, spool: Spool, plan: dict[str, Any]
-) -> dict[str, Any]:
-    """The uploaded bytes as a document of the store, its operation made; the upload's first answer."""
+async def _finish_shared(
+    ctx: Context,
+    store: RedisFileStore,
+    session: RedisSession,
+    spool: RedisSpool,
+    request: Incoming,
+    headers: dict[str, str],
+) -> Response:
+    """_finish_upload on Redis: the bytes the session holds (fed through any process) read back as far as the
+    document keeps them, the session ended (its bytes given back), then the document as in memory."""
+    extra = session.extra
+    plan = dict(extra["plan"])
+    plan["chunking"] = tuple(plan["chunking"])  # JSON made the pair a list
     size = spool.size
+    data = await store.session_head(session, size, _kept(plan))
+    await store.end_upload(session.id)
+    try:
+        answer = await _store_upload(ctx, session.namespace, extra["store"], size, data, plan)
+    except errors.ApiError as refused:
+        if refused.code == 503:
+            raise
+        return files.upload_error(refused, headers)
+    return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, headers)
+
+
+async def _store_upload(
+    ctx: Context, namespace: str, store_name: str, size: int, data: bytes, plan: dict[str, Any]
+) -> dict[str, Any]:
+    """The uploaded bytes (`size` of them, `data` the first the document keeps) as a document of the store, its
+    operation made; the upload's first answer."""
     media = fs.is_media(plan["mimeType"])  # a media document is kept whole; of the others only the text
-    data = ctx.files.drain(spool, fs.MAX_DOCUMENT_BYTES if media else fs.MAX_TEXT_BYTES)  # the rest: back to budget
     stores = stores_of(ctx)
     await stores.check_room(namespace, store_name, size)
     text = data[: fs.MAX_TEXT_BYTES]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import mimetypes
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -21,7 +21,7 @@ from gemini_emulator.protocol import errors, framing, printers
 from gemini_emulator.protocol.headers import BASE_HEADERS, DOWNLOAD_HEADERS
 from gemini_emulator.protocol.routes import Target
 from gemini_emulator.stores.files import FilesFull, FileTooLarge, SpoolClosed, StoredFile
-from gemini_emulator.stores.files_redis import RedisFileStore, RedisSpool
+from gemini_emulator.stores.files_redis import RedisFileStore, RedisSession, RedisSpool
 from gemini_emulator.wire import auth, validate
 from gemini_emulator.wire.handlers import Context, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
@@ -31,6 +31,11 @@ from gemini_emulator.wire.resources.filedata import no_permission
 from gemini_emulator.wire.sending import Stream
 
 _TEXT = "text/plain; charset=utf-8"
+
+# What a finished resumable upload of another kind than a file becomes (files.py's Finisher, on Redis): (ctx, the
+# store, the session, its spool (every byte in Redis), the finishing request, the answer headers) -> the answer.
+# The session is still held by the finishing request; the finisher ends it (giving its bytes back).
+Finisher = Callable[[Context, RedisFileStore, RedisSession, RedisSpool, Incoming, dict[str, str]], Awaitable[Response]]
 
 
 async def handle(ctx: Context, store: RedisFileStore, request: Incoming, target: Target, record: Record) -> Response:
@@ -272,11 +277,25 @@ async def _register(ctx: Context, store: RedisFileStore, request: Incoming, targ
 async def _continue(
     ctx: Context, store: RedisFileStore, request: Incoming, target: Target, record: Record, upload_id: str
 ) -> Response:
-    """A follow-up of a resumable upload (files.py's continue_upload): the session taken in Redis for this
-    request (so another request, through any process, feeding it meanwhile is refused), its bytes appended a
-    chunk at a time at the offset they continue."""
+    return await continue_upload(ctx, store, request, target, record, upload_id, "file", None)
+
+
+async def continue_upload(
+    ctx: Context,
+    store: RedisFileStore,
+    request: Incoming,
+    target: Target,
+    record: Record,
+    upload_id: str,
+    kind: str,
+    finish: Finisher | None,
+) -> Response:
+    """A follow-up of a resumable upload of `kind` (files.py's continue_upload; a session of another kind is not
+    found here): the session taken in Redis for this request (so another request, through any process, feeding it
+    meanwhile is refused), its bytes appended a chunk at a time at the offset they continue. A finalized `file`
+    upload becomes a file; any other kind is what `finish` makes of it."""
     try:
-        return await _continue_taken(ctx, store, request, target, record, upload_id)
+        return await _continue_taken(ctx, store, request, target, record, upload_id, kind, finish)
     except errors.ApiError as refused:
         if refused.code == 503:  # Redis gone: the upload front end's answer, the session left as it was
             return room._error(refused, {})
@@ -284,7 +303,14 @@ async def _continue(
 
 
 async def _continue_taken(
-    ctx: Context, store: RedisFileStore, request: Incoming, target: Target, record: Record, upload_id: str
+    ctx: Context,
+    store: RedisFileStore,
+    request: Incoming,
+    target: Target,
+    record: Record,
+    upload_id: str,
+    kind: str,
+    finish: Finisher | None,
 ) -> Response:
     record.rpc = target.method
     commands = {c.strip() for c in request.headers.get("x-goog-upload-command", "").lower().split(",") if c.strip()}
@@ -293,7 +319,9 @@ async def _continue_taken(
     offset = request.headers.get("x-goog-upload-offset", "")
     token = secrets.token_hex(8)
     code, session = await store.take(upload_id, claim, offset if "upload" in commands else None, token)
-    if session is not None and session.kind != "file":
+    if session is not None and session.kind != kind:
+        if code == 1 and claim:  # taken by mistake: another kind's session is left as it was
+            await store.release(upload_id, token)
         session = None
     if session is None:
         return room._error(room._session_gone(), {"x-goog-upload-status": "final"})
@@ -344,6 +372,8 @@ async def _continue_taken(
         return room._error(error, final)
     sha = await store.final_digest(session, spool)
     record.body = {"upload": {"bytes": spool.size, "sha256": sha}}
+    if finish is not None:
+        return await finish(ctx, store, session, spool, request, final)
     if session.name is not None and await store.exists(session.namespace, session.name):
         await store.end_upload(upload_id)
         return room._error(room.already_exists(session.name), final)

@@ -1,0 +1,74 @@
+"""Claims of issue 34 (phase 2): file search documents' upload sessions, Vertex batch prediction jobs, models added
+at run time and the openai engine's tool-call ids on the Redis store, shared by every process."""
+
+from __future__ import annotations
+
+from claim_type import Claim
+
+_U = "tests/scaling/test_file_search_uploads_processes.py::"
+_J = "tests/scaling/test_prediction_jobs_shared.py::"
+_M = "tests/scaling/test_models_shared.py::"
+_O = "tests/scaling/test_openai_ids_processes.py::"
+
+SCALING_REST_CLAIMS: list[Claim] = [
+    Claim(
+        "redis-document-uploads-across-processes",
+        "upload_to_file_search_store (resumable) on two gemini-emulator serve --store redis://... processes",
+        "google-genai's 17 MiB text document upload and a 9 MiB image upload whose chunks alternate between the"
+        " processes each make one document, got, listed, searched and downloaded through either, no bytes left"
+        " held; a file search session is not taken by the Files API's URL nor the other way round; Redis gone"
+        " mid-upload is the 503 envelope with the upload front end's headers",
+        (
+            _U + "test_a_document_upload_whose_chunks_land_on_different_processes",
+            _U + "test_a_document_session_is_not_a_files_session_across_processes",
+            _U + "test_redis_gone_mid_document_upload_is_the_503_with_the_upload_headers",
+        ),
+        source="emulator-only (docs/scaling.md, File search stores on Redis)",
+    ),
+    Claim(
+        "redis-prediction-jobs",
+        "projects/P/locations/L/batchPredictionJobs on --store redis://...",
+        "the in-memory suite passes on Redis; a job created through one process is read, paged, cancelled, listed"
+        " by the admin API and deleted through another, on the schedule set through either; creates racing"
+        " through two processes never share a name; past the per-caller bound the oldest is forgotten; Redis"
+        " unreachable is the 503 envelope",
+        (
+            _J + "test_gcs_job_walks_to_succeeded_with_output_info",
+            _J + "test_bigquery_job_list_cancel_delete",
+            _J + "test_a_job_created_through_one_process_is_seen_and_changed_through_the_other",
+            _J + "test_creates_racing_through_two_processes_never_share_a_name",
+            _J + "test_the_count_bound_forgets_the_oldest",
+            _J + "test_redis_unreachable_is_the_503_envelope",
+        ),
+        source="emulator-only (docs/scaling.md, Batch prediction jobs on Redis)",
+    ),
+    Claim(
+        "redis-runtime-models",
+        "PUT|GET|DELETE /__emulator/models on --store redis://...",
+        "the in-memory test passes on Redis; a model added through one process is served, got and listed by"
+        " another at once (its unknown-model request asks Redis before the 404); an override or removal through"
+        " one holds on another from its second request (the first learns the version from the journal's group"
+        " commit); a process started later serves them; a refused change stores nothing; Redis unreachable is the"
+        " 503 envelope",
+        (
+            _M + "test_models_added_through_the_admin_api_serve_every_caller",
+            _M + "test_a_model_added_through_one_process_is_served_by_the_other",
+            _M + "test_models_refused_on_one_process_are_stored_nowhere",
+            _M + "test_redis_unreachable_is_the_503_envelope",
+        ),
+        source="emulator-only (docs/scaling.md, Models added at run time on Redis)",
+    ),
+    Claim(
+        "redis-openai-tool-call-ids",
+        "--engine openai on two gemini-emulator serve --store redis://... processes",
+        "a function call answered through one process and its response sent through the other reach an upstream"
+        " that accepts only its own ids with the id it issued, unary and streamed; on the memory store the same"
+        " conversation is refused; Redis unreachable is the 503 envelope",
+        (
+            _O + "test_a_call_answered_through_one_process_keeps_its_upstream_id_through_the_other",
+            _O + "test_without_the_shared_store_another_process_mints_ids_the_upstream_refuses",
+            _O + "test_redis_unreachable_is_the_503_envelope",
+        ),
+        source="emulator-only (docs/scaling.md, The openai engine's tool-call ids on Redis)",
+    ),
+]
