@@ -21,7 +21,7 @@ from google.genai import errors, types
 from gemini_emulator.config import Settings
 from gemini_emulator.seam.state import RedisLink
 from gemini_emulator.stores.files import EXPIRY_NS, FilesFull
-from gemini_emulator.stores.files_redis import CHUNK_BYTES, PREFIX, RedisFileStore
+from gemini_emulator.stores.files_redis import CHUNK_BYTES, PREFIX, SCRIPTS, RedisFileStore
 from gemini_emulator.testing.server import RunningEmulator, start
 
 from redis_env import RedisServer
@@ -240,11 +240,20 @@ def test_two_requests_racing_one_offset_one_wins(redis_url: str) -> None:
     assert late == [3] and size == 5
 
 
-def test_round_trips_per_call(redis_url: str, redis_server: RedisServer) -> None:
+def test_round_trips_per_call(tmp_path: Any) -> None:
     """One Lua call for get, list, delete, a small put (write + commit: two), a resumable start and a take;
-    a download is one GET per chunk (INFO commandstats counts the client's calls)."""
-    store = _store(redis_url)
-    redis = redis_server.client()
+    a download is one GET per chunk (INFO commandstats counts every client's calls, so the test has a
+    redis-server of its own: another test's server left running on the shared one would add its calls)."""
+    own = RedisServer(tmp_path / "redis").start()
+    try:
+        _round_trips(_store(own.url), own.client())
+    finally:
+        own.stop()
+
+
+def _round_trips(store: RedisFileStore, redis: Any) -> None:
+    for text in SCRIPTS.values():  # loaded, as a running server's are after its first calls: no NOSCRIPT retries
+        redis.script_load(text)
 
     def calls(step: Any) -> dict[str, int]:
         redis.config_resetstat()
@@ -257,7 +266,7 @@ def test_round_trips_per_call(redis_url: str, redis_server: RedisServer) -> None
     async def put() -> None:
         made.append(await store.put("ns", b"x" * (2 * MiB + 1), "text/plain"))
 
-    assert calls(put)["cmdstat_evalsha"] == 3 + 1  # a chunk per MiB (3) and the commit; the scripts once loaded
+    assert calls(put)["cmdstat_evalsha"] == 3 + 1  # a chunk per MiB (3) and the commit
     assert calls(lambda: store.get("ns", made[0].name)) == {"cmdstat_evalsha": 1}
     assert calls(lambda: store.list("ns", 10)) == {"cmdstat_evalsha": 1}
 
