@@ -14,6 +14,8 @@ from gemini_emulator.seam.chunk import Chunk
 from gemini_emulator.seam.request import GenerateRequest
 from gemini_emulator.seam.scripting import ScriptBook
 
+Answer = list[Chunk] | AsyncIterator[Chunk]  # a generate call's chunks: all at hand, or as they come
+
 
 @runtime_checkable
 class Engine(Protocol):
@@ -30,9 +32,11 @@ class ReadyAnswerer(Protocol):
     `generate` (never as well) and returns the answer's chunks as a list when none of them waits for anything (no
     delay, no upstream, no work off the event loop), else the chunks as they come, exactly what `generate` would
     yield. The wire turns a list into a response without the machinery a stream that takes time needs. Like
-    `generate`, it may raise an ApiError (an answer that is an error)."""
+    `generate`, it may raise an ApiError (an answer that is an error). An engine whose state lives elsewhere (the
+    scripted engine on the Redis store) returns an awaitable of the same: the wire awaits it, then sends a list
+    as it sends any."""
 
-    def answer_ready(self, request: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]: ...
+    def answer_ready(self, request: GenerateRequest) -> Answer | Awaitable[Answer]: ...
 
 
 @runtime_checkable

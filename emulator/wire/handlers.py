@@ -29,6 +29,7 @@ from gemini_emulator.seam import (
     ModelServer,
     ReadyAnswerer,
 )
+from gemini_emulator.seam.capabilities import Answer
 from gemini_emulator.stores.agents import AgentStore
 from gemini_emulator.stores.caches import CacheStore
 from gemini_emulator.stores.caches_redis import RedisCacheStore
@@ -380,7 +381,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
             await voice_rules.confirm(ctx.voices, namespace, later)
         if not mode:
             try:
-                answer = answer_of(ctx, gen)
+                answer = await answer_of(ctx, gen)
                 if isinstance(answer, list):
                     chunk, *others = merge(answer)
                 else:
@@ -393,7 +394,7 @@ async def call(ctx: Context, request: Incoming, target: Target, record: Record) 
         first: faults.Built | None = None
         clean: list[dict[str, Any]] | None = None
         try:
-            answer = answer_of(ctx, gen)
+            answer = await answer_of(ctx, gen)
             if isinstance(answer, list):  # all of it at hand: every body built now, sent together
                 ready: list[faults.Built] | None = None
                 if answer and _faultless(answer):
@@ -490,9 +491,10 @@ def prepare_generation(
     return gen, builder, extra
 
 
-def answer_of(ctx: Context, gen: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
-    """The engine's answer to `gen`: a list when the engine has all of it at once (seam.ReadyAnswerer), else its
-    chunks as they come, which end, at a shutdown's deadline, with an error (wire/draining.py)."""
+async def answer_of(ctx: Context, gen: GenerateRequest) -> Answer:
+    """The engine's answer to `gen`: a list when the engine has all of it at once (seam.ReadyAnswerer; awaited
+    when the engine's answer is an awaitable, as on the Redis store), else its chunks as they come, which end, at
+    a shutdown's deadline, with an error (wire/draining.py)."""
     if ctx.shared_search is not None and isinstance(gen.retrieved, searched.Pending):
         return ctx.drain.until(_searched_then(ctx, gen, gen.retrieved, ctx.ready_engine))
     ready = ctx.ready_engine
@@ -500,7 +502,13 @@ def answer_of(ctx: Context, gen: GenerateRequest) -> list[Chunk] | AsyncIterator
         if ctx.drain.ended:
             raise shutting_down()
         answer = ready.answer_ready(gen)
-        return answer if isinstance(answer, list) else ctx.drain.until(answer)
+        if isinstance(answer, list):
+            return answer
+        if inspect.isawaitable(answer):
+            answer = await answer
+            if isinstance(answer, list):
+                return answer
+        return ctx.drain.until(answer)
     return ctx.drain.until(ctx.engine.generate(gen))
 
 
@@ -547,6 +555,8 @@ async def _searched_then(
     engine is handed as `gen.retrieved`); a store that is not the caller's is the error before any chunk."""
     gen.retrieved = await pending.resolve()
     answer = ready.answer_ready(gen) if ready is not None else ctx.engine.generate(gen)
+    if not isinstance(answer, list) and inspect.isawaitable(answer):
+        answer = await answer
     if isinstance(answer, list):
         for chunk in answer:
             yield chunk

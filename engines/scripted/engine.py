@@ -13,6 +13,7 @@ model. The engine is `Scriptable`: its ScriptStore is the book the admin API and
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
@@ -24,6 +25,7 @@ from gemini_emulator.engines.synth import embeddings, media
 from gemini_emulator.engines.synth.prose import compose, split_for_stream
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam import Chunk, GenerateRequest, ScriptBook
+from gemini_emulator.seam.capabilities import Answer
 from gemini_emulator.seam.state import MEMORY, link
 
 
@@ -55,6 +57,8 @@ class ScriptedEngine:
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
         answer = self.answer_ready(request)
+        if not isinstance(answer, list) and inspect.isawaitable(answer):
+            answer = await answer
         if isinstance(answer, list):
             for chunk in answer:
                 yield chunk
@@ -62,11 +66,12 @@ class ScriptedEngine:
             async for chunk in answer:
                 yield chunk
 
-    def answer_ready(self, request: GenerateRequest) -> list[Chunk] | AsyncIterator[Chunk]:
+    def answer_ready(self, request: GenerateRequest) -> Answer | Awaitable[Answer]:
         """The answer (seam.ReadyAnswerer): a list when nothing in it waits (the zero-config text answer, an
-        entry without timing, media or a recording), else the chunks as they come."""
+        entry without timing, media or a recording), else the chunks as they come; on the Redis store an
+        awaitable of the same (its round trips awaited, never blocking the loop)."""
         if self.remote is not None:
-            return self._remote_answer(request)
+            return self._remote_ready(request)
         store = self.store
         if store.spaces or store.default_strict:  # else the zero-config server: no script nor setting anywhere
             near_misses: Misses = []
@@ -87,10 +92,10 @@ class ScriptedEngine:
             return self._dressed(request, chunks)
         return chunks
 
-    async def _remote_answer(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
+    async def _remote_ready(self, request: GenerateRequest) -> Answer:
         """answer_ready on the Redis store: the same choice, its round trips awaited (never blocking the loop)."""
         outcome = await self.remote.answer(request)
-        answer: list[Chunk] | AsyncIterator[Chunk]
+        answer: Answer
         if outcome.entry is not None:
             request.notes["entry"] = outcome.entry.name
             zero_config = lambda: self._zero_config(request)  # noqa: E731
@@ -103,12 +108,7 @@ class ScriptedEngine:
             request.notes["entry"] = ZERO_CONFIG
             chunks = synthesis.answer(request, request.prompt_tokens)
             answer = chunks if request.output_modalities == ("TEXT",) else self._dressed(request, chunks)
-        if isinstance(answer, list):
-            for chunk in answer:
-                yield chunk
-        else:
-            async for chunk in answer:
-                yield chunk
+        return answer
 
     @staticmethod
     async def _dressed(request: GenerateRequest, chunks: list[Chunk]) -> AsyncIterator[Chunk]:

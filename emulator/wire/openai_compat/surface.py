@@ -122,7 +122,7 @@ async def _chat(
     printer = printing.ChunkPrinter(chat.model, created, chat.include_usage)
     first: faults.Built | None = None
     try:
-        answer = handlers.answer_of(ctx, gen)
+        answer = await handlers.answer_of(ctx, gen)
         if not chat.stream:
             if isinstance(answer, list):
                 chunk, *others = handlers.merge(answer)
