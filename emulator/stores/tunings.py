@@ -177,6 +177,25 @@ class Tunings:
                 job.released = now
             return len(held)
 
+    # --- the wire room's calls (the same names as stores/tunings_redis.py's, awaited there) -------------------
+    async def acreate(self, job: TuningJob) -> TuningJob:
+        return self.create(job)
+
+    async def aget(self, namespace: str, name: str) -> TuningJob | None:
+        return self.get(namespace, name)
+
+    async def aby_tuned(self, namespace: str, name: str) -> TuningJob | None:
+        return self.by_tuned(namespace, name)
+
+    async def aall(self, namespace: str) -> list[TuningJob]:
+        return self.all(namespace)
+
+    async def acancel(self, job: TuningJob) -> None:
+        self.cancel(job)
+
+    async def aremove(self, namespace: str, name: str) -> bool:
+        return self.remove(namespace, name)
+
     def reset(self, namespace: str | None = None) -> None:
         with self._lock:
             if namespace is None:

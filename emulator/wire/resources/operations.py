@@ -52,6 +52,10 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
     if local:
         return json_response(ops.require(namespace, target.name).view())
     assert shared is not None
+    if ctx.tuning_operation is not None and target.name.startswith("tunedModels/"):  # a tuning create's, on Redis
+        printed = await ctx.tuning_operation(namespace, target.name)
+        if printed is not None:
+            return json_response(printed)
     return json_response((await shared.require(namespace, target.name)).view())
 
 
