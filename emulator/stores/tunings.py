@@ -7,7 +7,8 @@ background. No weights are trained: a SUCCEEDED job's tuned model answers as its
 wire/resources/tunings.py, prints the shapes; handlers resolve a generate call on the tuned model to the base).
 
 Bounds: at most MAX_JOBS_PER_NAMESPACE jobs per namespace (past it the oldest finished job is forgotten; with none
-finished, `create` refuses) and MAX_JOBS in all (refused past it). Thread-safe.
+finished, `create` refuses) and MAX_JOBS in all (refused past it). Thread-safe. The wire room calls the `a*`
+coroutines, whose names the Redis twin (stores/tunings_redis.py, `--store redis://...`) shares.
 """
 
 from __future__ import annotations

@@ -197,6 +197,8 @@ class TuningPlans(Plans):
             held = await self.link.aio.get(PLAN_PREFIX + namespace)
         except failures() as exc:
             raise self.link.unavailable(exc) from None
+        if self.link.failing:
+            self.link.recovered()
         return plan_from(held) if held is not None else self.default
 
     def set(self, namespace: str, plan: Plan | None) -> None:

@@ -63,7 +63,8 @@ async def _shared_page(
     ctx: Context, shared: RedisOperationStore, namespace: str, size: int, token: str
 ) -> tuple[list[Operation], str]:
     """On the Redis store: the shared operations (Veo's), newest first, then this process's own (file search
-    imports, tunings: they stay with their per-process resources); a token names the next operation of either."""
+    imports: they stay with their per-process documents; a tuning create's is not listed, its job is shared); a
+    token names the next operation of either."""
     ops = ctx.operations
     if token and ops.get(namespace, token) is not None:
         return ops.list(namespace, page_size=size, page_token=token)

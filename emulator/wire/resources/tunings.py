@@ -7,7 +7,9 @@ google-genai 3.6.1's `client.tunings` and `client.models` send.
 A job (stores/tunings.py) walks its namespace's tuning schedule (`PUT /__emulator/tunings`, the batches' plan
 shape): PENDING, RUNNING, then SUCCEEDED, FAILED or CANCELLED, by the clock. Nothing is trained: a SUCCEEDED job's
 tuned model answers generate calls as its base model does (handlers resolve it through `Context.tuned_models`),
-scripts and engine included.
+scripts and engine included. The store is this process's (stores/tunings.py) or, with `--store redis://...`, every
+process's (stores/tunings_redis.py): the room awaits either alike; on Redis a Developer create's operation is
+printed from its job by whichever process is polled (`operation_reader`), not kept as a process's operation.
 
 Shapes: google-genai 3.6.1 tunings.py (`_TuningJob_from_vertex` reads the Vertex TuningJob as is; `_tune_mldev`
 posts `tunedModels` and reads the Operation's `metadata.tunedModel`; `_TuningJob_from_mldev` reads `name, state,
