@@ -288,12 +288,14 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
         "tuningJobs, tunedModels and the Registry's tuned models on --store redis://...",
         "the tunings room on the Redis store passes the in-memory room's whole suite (tests/wire/resources/"
         "test_tunings.py: google-genai 3.6.1 sync and async on Vertex and the Developer API, tune, get, list, cancel,"
-        " delete, the create's operation, held and failed schedules, bad creates, other keys, generate and"
-        " countTokens on a finished job's tuned model), its jobs kept in Redis and listed and reset by the admin API",
+        " delete, the create's operation polled, cancelled and deleted, held and failed schedules, bad creates, other"
+        " keys, generate and countTokens on a finished job's tuned model), its jobs kept in Redis and listed and reset"
+        " by the admin API",
         (
             _TC + "test_vertex_job_walks_to_succeeded_and_its_endpoint_generates",
             _TC + "test_developer_job_to_active_then_generate_on_the_tuned_model",
             _TC + "test_the_create_operation_is_readable_and_ends_with_the_tuned_model",
+            _TC + "test_the_create_operation_cancelled_or_deleted_leaves_the_tuned_model",
             _TC + "test_async_vertex_tune_get_list_cancel",
             _TC + "test_the_jobs_are_on_redis",
         ),

@@ -294,6 +294,14 @@ class RedisTunings:
         if changed is not None:
             job.cancelled = changed.cancelled
 
+    async def aforget_operation(self, namespace: str, name: str, operation: str) -> bool:
+        """Forget a job's create operation (a DELETE of it), the job kept; False: no such job or operation."""
+
+        def forget(held: TuningJob) -> bool:
+            return held.extra.pop("operation", None) == operation
+
+        return await self.jobs.change(namespace, name, forget) is not None
+
     async def aremove(self, namespace: str, name: str) -> bool:
         return await self.jobs._call("delete_indexed", namespace, name) is not None
 

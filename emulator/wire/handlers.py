@@ -147,7 +147,7 @@ class Context:
         # caller's namespace, or the surface's 404; set by the tunings room (wire/resources/tunings.py).
         self.tuned_models: Callable[[str, Target], str | Awaitable[str]] | None = None  # on Redis: awaited
         # On Redis, a Developer tuning create's operation as printed from its job (wire/resources/tunings.py).
-        self.tuning_operation: Callable[[str, str], Awaitable[dict[str, Any] | None]] | None = None
+        self.tuning_operation: Callable[[str, str, str], Awaitable[dict[str, Any] | None]] | None = None
         # Webhook events (wire/resources/webhooks.py, set by app.py): a Veo operation given its result, a background
         # interaction ended (its namespace and view).
         self.video_done: Callable[[Any], None] | None = None

@@ -35,6 +35,10 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
             body["nextPageToken"] = following
         return json_response(body)
     local = shared is None or ops.get(namespace, target.name) is not None  # this process's own kinds first
+    if not local and ctx.tuning_operation is not None and target.name.startswith("tunedModels/"):
+        answered = await ctx.tuning_operation(namespace, target.name, verb)  # a tuning create's, on Redis
+        if answered is not None:
+            return json_response(answered)
     if verb == "cancel":
         if local:
             ops.cancel(namespace, target.name)
@@ -52,10 +56,6 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
     if local:
         return json_response(ops.require(namespace, target.name).view())
     assert shared is not None
-    if ctx.tuning_operation is not None and target.name.startswith("tunedModels/"):  # a tuning create's, on Redis
-        printed = await ctx.tuning_operation(namespace, target.name)
-        if printed is not None:
-            return json_response(printed)
     return json_response((await shared.require(namespace, target.name)).view())
 
 

@@ -491,17 +491,22 @@ def resolver(tunings: TuningStore) -> Callable[[str, Target], str | Awaitable[st
     return resolve
 
 
-def operation_reader(tunings: RedisTunings) -> Callable[[str, str], Awaitable[dict[str, Any] | None]]:
-    """`Context.tuning_operation` on Redis: a Developer create's operation (`tunedModels/X/operations/Y`) printed
-    from its job, read by whichever process is polled (None: no job of the caller's made that operation)."""
+def operation_reader(tunings: RedisTunings) -> Callable[[str, str, str], Awaitable[dict[str, Any] | None]]:
+    """`Context.tuning_operation` on Redis: a Developer create's operation (`tunedModels/X/operations/Y`) answered
+    from its job by whichever process is asked, as the memory store's operation record answers: `get` prints it,
+    `cancel` leaves the job walking (`{}`), `delete` forgets the operation, not the job (`{}`). None: no job of the
+    caller's made that operation (the operations room's 404)."""
 
-    async def read(namespace: str, name: str) -> dict[str, Any] | None:
-        job = await tunings.aget(namespace, name.split("/operations/", 1)[0])
+    async def answer(namespace: str, name: str, verb: str) -> dict[str, Any] | None:
+        job_name = name.split("/operations/", 1)[0]
+        job = await tunings.aget(namespace, job_name)
         if job is None or job.extra.get("operation") != name:
             return None
-        return operation_view(tunings, job, name)
+        if verb == "delete":
+            return {} if await tunings.aforget_operation(namespace, job_name, name) else None
+        return {} if verb == "cancel" else operation_view(tunings, job, name)
 
-    return read
+    return answer
 
 
 # --- the admin API ------------------------------------------------------------------------------------------
