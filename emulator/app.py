@@ -42,6 +42,7 @@ from gemini_emulator.stores.templates import TemplateStore
 from gemini_emulator.stores.templates_redis import RedisTemplateStore
 from gemini_emulator.stores.triggers import TriggerStore
 from gemini_emulator.stores.tunings import Tunings
+from gemini_emulator.stores.tunings_redis import RedisTunings
 from gemini_emulator.stores.webhooks import WebhookStore
 from gemini_emulator.wire import auth, cors, deliveries, handlers, live, templates
 from gemini_emulator.wire.incoming import Incoming
@@ -204,7 +205,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         shared_jobs = prediction_jobs.SharedJobs(RedisPredictionJobs(link(settings.store), max_jobs), batch_room.plans)
         prediction_room = shared_jobs
     admin.resources["batchPredictionJobs"] = prediction_jobs.AdminView(prediction_jobs_here, shared_jobs)
-    tuning_store = Tunings()  # Vertex tuningJobs, Developer tunedModels; their tuned models answer as their base
+    # Vertex tuningJobs, Developer tunedModels; their tuned models answer as their base
+    tuning_store: Tunings | RedisTunings
+    if check_store(settings.store) == MEMORY:
+        tuning_store = Tunings()
+    else:  # on Redis: every process's jobs, schedules and tuned models (stores/tunings_redis.py)
+        tuning_store = RedisTunings(link(settings.store))
+        ctx.tuning_operation = tunings.operation_reader(tuning_store)
     admin.resources["tuningJobs"] = tunings.AdminView(tuning_store)
     admin.tuning_schedule = tunings.ScheduleView(tuning_store)
     ctx.tuned_models = tunings.resolver(tuning_store)

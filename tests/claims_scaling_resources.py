@@ -1,6 +1,6 @@
 """Claims of issue 34 (phase 2): batch jobs, file search stores, cached contents, Veo's operations, ephemeral tokens
 and resumption handles, the per-key records (webhooks, agents, triggers, environments, voices), interactions and
-templates on the Redis store, shared by every process."""
+templates, and tunings on the Redis store, shared by every process."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ _SP = "tests/scaling/test_shared_resources_processes.py::"
 _RS = "tests/scaling/test_record_store.py::"
 _RP = "tests/scaling/test_records_processes.py::"
 _RC = "tests/scaling/test_records_contract.py::"
+_TC = "tests/scaling/test_tunings_contract.py::"
+_TS = "tests/scaling/test_tuning_store_redis.py::"
+_TP = "tests/scaling/test_tunings_processes.py::"
 
 SCALING_RESOURCE_CLAIMS: list[Claim] = [
     Claim(
@@ -279,5 +282,55 @@ SCALING_RESOURCE_CLAIMS: list[Claim] = [
             "tests/scaling/test_interaction_store.py::test_the_byte_bound_over_everyone_is_counted_across_stores",
         ),
         source="emulator-only (docs/scaling.md, docs/security.md)",
+    ),
+    Claim(
+        "redis-tunings-contract",
+        "tuningJobs, tunedModels and the Registry's tuned models on --store redis://...",
+        "the tunings room on the Redis store passes the in-memory room's whole suite (tests/wire/resources/"
+        "test_tunings.py: google-genai 3.6.1 sync and async on Vertex and the Developer API, tune, get, list, cancel,"
+        " delete, the create's operation polled, cancelled and deleted, held and failed schedules, bad creates, other"
+        " keys, generate and countTokens on a finished job's tuned model), its jobs kept in Redis and listed and reset"
+        " by the admin API",
+        (
+            _TC + "test_vertex_job_walks_to_succeeded_and_its_endpoint_generates",
+            _TC + "test_developer_job_to_active_then_generate_on_the_tuned_model",
+            _TC + "test_the_create_operation_is_readable_and_ends_with_the_tuned_model",
+            _TC + "test_the_create_operation_cancelled_or_deleted_leaves_the_tuned_model",
+            _TC + "test_async_vertex_tune_get_list_cancel",
+            _TC + "test_the_jobs_are_on_redis",
+        ),
+        source="emulator-only (docs/scaling.md, Tunings on Redis)",
+    ),
+    Claim(
+        "redis-tunings-store",
+        "the Redis tuning store (stores/tunings_redis.py)",
+        "a job added through one store is found through another by its name, its tuned model (a version suffix"
+        " ignored) and its endpoint, never from another namespace; the caller's bound counts across stores, the"
+        " oldest finished job forgotten past it; a release through another store finishes the held jobs; delete and"
+        " reset leave no key of the caller; a schedule set through one store is the other's plan; create is two"
+        " round trips, get, a tuned-model look-up, list and delete one, cancel two",
+        (
+            _TS + "test_a_job_is_found_through_another_store_by_each_of_its_names",
+            _TS + "test_the_callers_bound_counts_across_stores_and_forgets_the_oldest_finished",
+            _TS + "test_a_schedule_set_through_one_store_is_the_other_s_plan",
+            _TS + "test_each_call_is_its_round_trips",
+        ),
+        source="emulator-only (docs/scaling.md, Tunings on Redis)",
+    ),
+    Claim(
+        "redis-tunings-across-processes",
+        "tunings on two gemini-emulator serve --store redis://... processes",
+        "a schedule set through one process holds for the other's creates; a Vertex job created through one walks"
+        " to SUCCEEDED by the wall clock with the same times through both, is listed and its tuned model shown by"
+        " the Registry through the other, and its endpoint answers generate there; a job held through one is"
+        " cancelled or released through the other; a Developer create's operation is polled done through the other"
+        " and its tuned model generates, is deleted (then 404 on both) and is not another key's; Redis unreachable is"
+        " the 503 UNAVAILABLE envelope from the tuning rooms and a tuned model's generate call, within 5 s",
+        (
+            _TP + "test_a_vertex_job_made_on_one_process_walks_and_generates_on_another",
+            _TP + "test_a_developer_tuned_model_made_on_one_process_answers_on_another",
+            _TP + "test_redis_unreachable_is_the_503_envelope_for_tunings",
+        ),
+        source="emulator-only (docs/scaling.md)",
     ),
 ]

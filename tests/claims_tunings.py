@@ -63,14 +63,17 @@ TUNING_CLAIMS: list[Claim] = [
         "POST /{v}/tunedModels",
         "A create answers an Operation tunedModels/{id}/operations/{op} whose metadata (CreateTunedModelMetadata) "
         "names tunedModel and totalSteps; polled, it ends done with the TunedModel as its response; the id is the "
-        "display name's words and a random tail",
+        "display name's words and a random tail; the operation's :cancel and DELETE answer {} as any operation's"
+        " (the job walks on; DELETE forgets the operation, not the tuned model)",
         (
             _T + "test_developer_job_to_active_then_generate_on_the_tuned_model",
             _T + "test_the_create_operation_is_readable_and_ends_with_the_tuned_model",
+            _T + "test_the_create_operation_cancelled_or_deleted_leaves_the_tuned_model",
         ),
         source=f"{_SDK} (_tune_mldev, tune reads metadata.tunedModel); the Gemini API tunedModels reference",
         divergence="google-genai 3.6.1 drops the training examples from the body, so a body without training data "
-        "is taken (production would refuse it); ids and metadata values are best-known",
+        "is taken (production would refuse it); ids, metadata values and the operation's cancel and delete are"
+        " best-known",
     ),
     Claim(
         "tunings-developer-get-list-delete",

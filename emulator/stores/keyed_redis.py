@@ -207,6 +207,7 @@ class RedisKeyed(Generic[T]):
     with `add` and `change`."""
 
     remote = True
+    scripts: Mapping[str, str] = SCRIPTS  # a store may add its own (the tunings' index: stores/tunings_redis.py)
     full: type[Exception] = Full
     noun = "records"
     kind = "x"
@@ -255,7 +256,7 @@ class RedisKeyed(Generic[T]):
         try:
             client = self.link.aio
             if client is not self._aio_client:
-                self._aio = {name: client.register_script(body) for name, body in SCRIPTS.items()}
+                self._aio = {name: client.register_script(body) for name, body in self.scripts.items()}
                 self._aio_client = client
             result = await self._aio[script](args=[self.prefix, *args])
         except failures() as exc:
@@ -267,7 +268,7 @@ class RedisKeyed(Generic[T]):
     def _call_sync(self, script: str, *args: Any) -> Any:
         try:
             if not self._sync:
-                self._sync = {name: self.link.sync.register_script(body) for name, body in SCRIPTS.items()}
+                self._sync = {name: self.link.sync.register_script(body) for name, body in self.scripts.items()}
             result = self._sync[script](args=[self.prefix, *args])
         except failures() as exc:
             raise self.link.unavailable(exc) from None

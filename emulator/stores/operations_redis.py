@@ -6,7 +6,8 @@ its clock the wall clock (`time.time`, which every process on one host shares), 
 `view()` print the same. What lives here: Veo's operations (wire/media/veo.py). Its producer (the process that
 took the predictLongRunning call, which asked the engine once) hands the operation its result with `complete`,
 one Lua call that leaves a cancelled operation cancelled; every process then reads the one result. File search
-import operations and tuning operations stay with their documents and jobs, which are per process (docs/scaling.md).
+import operations stay with their documents, which are per process; a Developer tuning create's operation is printed
+from its job, itself on Redis (stores/tunings_redis.py), not kept here (docs/scaling.md).
 
 A producer that dies mid-generation is noticed: while it works it holds a lease (`P c:N:O`, LEASE_MS, renewed by
 `keep` every third of it); a read that finds the operation still without a result and the lease lapsed ends it

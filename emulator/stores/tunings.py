@@ -7,7 +7,8 @@ background. No weights are trained: a SUCCEEDED job's tuned model answers as its
 wire/resources/tunings.py, prints the shapes; handlers resolve a generate call on the tuned model to the base).
 
 Bounds: at most MAX_JOBS_PER_NAMESPACE jobs per namespace (past it the oldest finished job is forgotten; with none
-finished, `create` refuses) and MAX_JOBS in all (refused past it). Thread-safe.
+finished, `create` refuses) and MAX_JOBS in all (refused past it). Thread-safe. The wire room calls the `a*`
+coroutines, whose names the Redis twin (stores/tunings_redis.py, `--store redis://...`) shares.
 """
 
 from __future__ import annotations
@@ -176,6 +177,25 @@ class Tunings:
                 job.plan = replace(job.plan, state=plan.state, error=plan.error)
                 job.released = now
             return len(held)
+
+    # --- the wire room's calls (the same names as stores/tunings_redis.py's, awaited there) -------------------
+    async def acreate(self, job: TuningJob) -> TuningJob:
+        return self.create(job)
+
+    async def aget(self, namespace: str, name: str) -> TuningJob | None:
+        return self.get(namespace, name)
+
+    async def aby_tuned(self, namespace: str, name: str) -> TuningJob | None:
+        return self.by_tuned(namespace, name)
+
+    async def aall(self, namespace: str) -> list[TuningJob]:
+        return self.all(namespace)
+
+    async def acancel(self, job: TuningJob) -> None:
+        self.cancel(job)
+
+    async def aremove(self, namespace: str, name: str) -> bool:
+        return self.remove(namespace, name)
 
     def reset(self, namespace: str | None = None) -> None:
         with self._lock:

@@ -10,7 +10,7 @@ import asyncio
 import hashlib
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, NamedTuple
 
 from starlette.responses import Response
@@ -154,7 +154,9 @@ class Context:
         self.file_access: FileReader = FileAccess(self.files)
         # A tuned model's calls (routes.TUNED_FAMILIES): the catalogue id its tuning job's base model is, for the
         # caller's namespace, or the surface's 404; set by the tunings room (wire/resources/tunings.py).
-        self.tuned_models: Callable[[str, Target], str] | None = None
+        self.tuned_models: Callable[[str, Target], str | Awaitable[str]] | None = None  # on Redis: awaited
+        # On Redis, a Developer tuning create's operation as printed from its job (wire/resources/tunings.py).
+        self.tuning_operation: Callable[[str, str, str], Awaitable[dict[str, Any] | None]] | None = None
         # Webhook events (wire/resources/webhooks.py, set by app.py): a Veo operation given its result, a background
         # interaction ended (its namespace and view).
         self.video_done: Callable[[Any], None] | None = None
@@ -655,7 +657,8 @@ async def _resolve_call(
 ) -> tuple[str, errors.ApiError | None]:
     """`_resolve` for `call` (the probe built only when an engine capability is asked)."""
     if target.family in TUNED_FAMILIES and ctx.tuned_models is not None:  # a tuned model of the caller's
-        return ctx.tuned_models(namespace, target), None
+        model = ctx.tuned_models(namespace, target)
+        return (model if isinstance(model, str) else await model), None
     return await _resolve(ctx, target, lambda: _probe(target, body, sent, namespace, stream))
 
 

@@ -35,6 +35,10 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
             body["nextPageToken"] = following
         return json_response(body)
     local = shared is None or ops.get(namespace, target.name) is not None  # this process's own kinds first
+    if not local and ctx.tuning_operation is not None and target.name.startswith("tunedModels/"):
+        answered = await ctx.tuning_operation(namespace, target.name, verb)  # a tuning create's, on Redis
+        if answered is not None:
+            return json_response(answered)
     if verb == "cancel":
         if local:
             ops.cancel(namespace, target.name)
@@ -59,7 +63,8 @@ async def _shared_page(
     ctx: Context, shared: RedisOperationStore, namespace: str, size: int, token: str
 ) -> tuple[list[Operation], str]:
     """On the Redis store: the shared operations (Veo's), newest first, then this process's own (file search
-    imports, tunings: they stay with their per-process resources); a token names the next operation of either."""
+    imports: they stay with their per-process documents; a tuning create's is not listed, its job is shared); a
+    token names the next operation of either."""
     ops = ctx.operations
     if token and ops.get(namespace, token) is not None:
         return ops.list(namespace, page_size=size, page_token=token)

@@ -7,7 +7,9 @@ google-genai 3.6.1's `client.tunings` and `client.models` send.
 A job (stores/tunings.py) walks its namespace's tuning schedule (`PUT /__emulator/tunings`, the batches' plan
 shape): PENDING, RUNNING, then SUCCEEDED, FAILED or CANCELLED, by the clock. Nothing is trained: a SUCCEEDED job's
 tuned model answers generate calls as its base model does (handlers resolve it through `Context.tuned_models`),
-scripts and engine included.
+scripts and engine included. The store is this process's (stores/tunings.py) or, with `--store redis://...`, every
+process's (stores/tunings_redis.py): the room awaits either alike; on Redis a Developer create's operation is
+printed from its job by whichever process is polled (`operation_reader`), not kept as a process's operation.
 
 Shapes: google-genai 3.6.1 tunings.py (`_TuningJob_from_vertex` reads the Vertex TuningJob as is; `_tune_mldev`
 posts `tunedModels` and reads the Operation's `metadata.tunedModel`; `_TuningJob_from_mldev` reads `name, state,
@@ -21,8 +23,8 @@ from __future__ import annotations
 import math
 import re
 import secrets
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeAlias
 
 import orjson
 from starlette.responses import Response
@@ -34,6 +36,7 @@ from gemini_emulator.stores.batches import Plan
 from gemini_emulator.stores.files import stamp
 from gemini_emulator.stores.operations import new_id
 from gemini_emulator.stores.tunings import FINAL, TuningJob, Tunings, TuningsFull
+from gemini_emulator.stores.tunings_redis import RedisTunings
 from gemini_emulator.wire import validate
 from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
@@ -71,6 +74,9 @@ _DEVELOPER_FIELDS = frozenset(
 _NOT_FOUND = "Requested entity was not found."  # Google's generic 404 text (best-known for tuned models)
 _STATES = {"CANCELLED": "JOB_STATE_CANCELLED"}
 _DEVELOPER_STATES = {"PENDING": "CREATING", "RUNNING": "CREATING", "SUCCEEDED": "ACTIVE"}  # the rest: FAILED
+NAME_TRIES = 16  # fresh Developer names drawn before giving up (12 random characters: never taken twice in practice)
+
+TuningStore: TypeAlias = Tunings | RedisTunings  # in this process, or on Redis (`--store redis://...`: every process's)
 
 
 # --- create -------------------------------------------------------------------------------------------------
@@ -101,7 +107,7 @@ def _kept(body: dict[str, Any]) -> bytes:
     return kept
 
 
-def _vertex_job(ctx: Context, tunings: Tunings, namespace: str, target: Target, body: Any) -> TuningJob:
+async def _vertex_job(ctx: Context, tunings: TuningStore, namespace: str, target: Target, body: Any) -> TuningJob:
     """A Vertex create body, checked: TuningJob's fields, a base model (or one of the caller's tuned models) and a
     tuning spec naming its training data in Cloud Storage."""
     if not isinstance(body, dict):
@@ -112,7 +118,7 @@ def _vertex_job(ctx: Context, tunings: Tunings, namespace: str, target: Target, 
     if "preTunedModel" in body:
         source = body["preTunedModel"]
         tuned = source.get("tunedModelName") if isinstance(source, dict) else None
-        earlier = tunings.by_tuned(namespace, tuned) if isinstance(tuned, str) else None
+        earlier = await tunings.aby_tuned(namespace, tuned) if isinstance(tuned, str) else None
         if earlier is None or earlier.phase(tunings.clock())[0] != "SUCCEEDED":
             raise errors.invalid_argument(f"preTunedModel.tunedModelName {tuned!s} is no tuned model of this project.")
         base = earlier.base_model
@@ -153,7 +159,7 @@ def _number() -> str:
     return str(secrets.randbelow(9 * 10**18) + 10**18)
 
 
-def _developer_job(ctx: Context, tunings: Tunings, namespace: str, target: Target, body: Any) -> TuningJob:
+async def _developer_job(ctx: Context, tunings: TuningStore, namespace: str, target: Target, body: Any) -> TuningJob:
     """A Developer create body (TunedModel), checked: a base model and, when given, inlined training examples.
     google-genai 3.6.1 sends no training data at all (its `_TuningDataset_to_mldev` result is dropped), so a body
     without any is taken (docs/conformance.md)."""
@@ -175,7 +181,7 @@ def _developer_job(ctx: Context, tunings: Tunings, namespace: str, target: Targe
         raise errors.invalid_argument("displayName must be a string of at most 40 characters.")
     kept = dict(body)
     kept["tuningTask"] = {k: v for k, v in task.items() if k != "trainingData"}
-    name = _developer_name(tunings, namespace, display)
+    name = await _developer_name(tunings, namespace, display)
     return TuningJob(
         name=name,
         namespace=namespace,
@@ -191,19 +197,20 @@ def _developer_job(ctx: Context, tunings: Tunings, namespace: str, target: Targe
     )
 
 
-def _developer_name(tunings: Tunings, namespace: str, display: str) -> str:
+async def _developer_name(tunings: TuningStore, namespace: str, display: str) -> str:
     """`tunedModels/{id}`: the display name's words, lowercased, and a random tail (best-known)."""
     slug = "-".join(re.findall(r"[a-z0-9]+", display.lower()))[:30].strip("-")
-    while True:
+    for _ in range(NAME_TRIES):
         name = f"tunedModels/{slug + '-' if slug else ''}{new_id(12)}"
-        if tunings.get(namespace, name) is None:
+        if await tunings.aget(namespace, name) is None:
             return name
+    raise errors.ApiError(429, "gemini-emulator: no fresh name for another tuned model.")
 
 
 # --- views --------------------------------------------------------------------------------------------------
 
 
-def vertex_view(tunings: Tunings, job: TuningJob, version: str) -> dict[str, Any]:
+def vertex_view(tunings: TuningStore, job: TuningJob, version: str) -> dict[str, Any]:
     """The Vertex TuningJob (proto field order; best-known)."""
     state, since = job.phase(tunings.clock())
     body = job.body
@@ -232,7 +239,7 @@ def vertex_view(tunings: Tunings, job: TuningJob, version: str) -> dict[str, Any
     return out
 
 
-def developer_view(tunings: Tunings, job: TuningJob) -> dict[str, Any]:
+def developer_view(tunings: TuningStore, job: TuningJob) -> dict[str, Any]:
     """The Developer API TunedModel (the reference's field order; best-known)."""
     state, since = job.phase(tunings.clock())
     body = job.body
@@ -275,7 +282,7 @@ def _total_steps(job: TuningJob) -> int:
     return max(1, math.ceil(max(job.examples, 1) * epochs / batch))
 
 
-def operation_view(tunings: Tunings, job: TuningJob, name: str) -> dict[str, Any]:
+def operation_view(tunings: TuningStore, job: TuningJob, name: str) -> dict[str, Any]:
     """The Developer create's Operation: CreateTunedModelMetadata, then the TunedModel once done (best-known)."""
     state, _ = job.phase(tunings.clock())
     total = _total_steps(job)
@@ -302,7 +309,7 @@ def _developer_error(job: TuningJob, state: str) -> dict[str, Any]:
     return job.plan.error or {"code": 13, "message": "The tuning failed."}  # best-known
 
 
-def registry_view(tunings: Tunings, job: TuningJob) -> dict[str, Any]:
+def registry_view(tunings: TuningStore, job: TuningJob) -> dict[str, Any]:
     """A SUCCEEDED Vertex job's tuned model as the Model Registry's Model (best-known: what google-genai's
     `_Model_from_vertex` reads: name, displayName, versionId, deployedModels, labels, createTime, updateTime)."""
     _, since = job.phase(tunings.clock())
@@ -321,7 +328,7 @@ def registry_view(tunings: Tunings, job: TuningJob) -> dict[str, Any]:
 # --- the room -------------------------------------------------------------------------------------------------
 
 
-async def serve(ctx: Context, tunings: Tunings, request: Incoming, target: Target, record: Record) -> Response:
+async def serve(ctx: Context, tunings: TuningStore, request: Incoming, target: Target, record: Record) -> Response:
     """Every tuning URL (routes: actions tuningJobs, tunedModels, registryModels)."""
     try:
         record.rpc = f"{target.action}.{target.method}"
@@ -331,14 +338,14 @@ async def serve(ctx: Context, tunings: Tunings, request: Incoming, target: Targe
             return await _vertex(ctx, tunings, request, target, record, namespace)
         if target.action == "tunedModels":
             return await _developer(ctx, tunings, request, target, record, namespace)
-        return _registry(tunings, request.query, target, namespace)
+        return await _registry(tunings, request.query, target, namespace)
     except errors.ApiError as error:
         return error_response(error)
 
 
-def _create(tunings: Tunings, job: TuningJob) -> TuningJob:
+async def _create(tunings: TuningStore, job: TuningJob) -> TuningJob:
     try:
-        return tunings.create(job)
+        return await tunings.acreate(job)
     except TuningsFull as full:
         raise errors.ApiError(429, f"gemini-emulator: {full}.") from None
 
@@ -353,16 +360,17 @@ def _page(query: Mapping[str, str], items: list[TuningJob], sizes: tuple[int, in
 
 
 async def _vertex(
-    ctx: Context, tunings: Tunings, request: Incoming, target: Target, record: Record, namespace: str
+    ctx: Context, tunings: TuningStore, request: Incoming, target: Target, record: Record, namespace: str
 ) -> Response:
     parent = f"projects/{target.project}/locations/{target.location}"
     if target.method == "create":
         body = await read_body(ctx, request, record)
-        made = _create(tunings, _vertex_job(ctx, tunings, namespace, target, body))
+        made = await _create(tunings, await _vertex_job(ctx, tunings, namespace, target, body))
         record.model = made.base_model
         return json_response(vertex_view(tunings, made, target.version))
     if target.method == "list":
-        mine = [j for j in reversed(tunings.all(namespace)) if j.surface == "vertex" and j.name.startswith(parent)]
+        held = await tunings.aall(namespace)
+        mine = [j for j in reversed(held) if j.surface == "vertex" and j.name.startswith(parent)]
         page, following = _page(request.query, mine, VERTEX_PAGE)
         out: dict[str, Any] = {"tuningJobs": [vertex_view(tunings, j, target.version) for j in page]} if page else {}
         if following:
@@ -371,30 +379,32 @@ async def _vertex(
     name = f"{parent}/tuningJobs/{target.resource}"
     if target.method == "cancel":  # CancelTuningJobRequest: the body is the request (`name` only)
         validate.check_fields(await read_body(ctx, request, record), "CancelRequest", target.backend, target.version)
-    job = tunings.get(namespace, name)
+    job = await tunings.aget(namespace, name)
     if job is None:
         raise errors.ApiError(404, f'The TuningJob "{name}" does not exist.')  # best-known
     record.model = job.base_model
     if target.method == "cancel":
-        tunings.cancel(job)
+        await tunings.acancel(job)
         return json_response({})
     return json_response(vertex_view(tunings, job, target.version))
 
 
 async def _developer(
-    ctx: Context, tunings: Tunings, request: Incoming, target: Target, record: Record, namespace: str
+    ctx: Context, tunings: TuningStore, request: Incoming, target: Target, record: Record, namespace: str
 ) -> Response:
     if target.method == "create":
         body = await read_body(ctx, request, record)
-        made = _create(tunings, _developer_job(ctx, tunings, namespace, target, body))
+        fresh = await _developer_job(ctx, tunings, namespace, target, body)
+        op_name = fresh.extra["operation"] = f"{fresh.name}/operations/{new_id(12)}"
+        made = await _create(tunings, fresh)
         record.model = made.base_model
-        op_name = f"{made.name}/operations/{new_id(12)}"
-        made.extra["operation"] = op_name
+        if isinstance(tunings, RedisTunings):  # read from the job on every process (operation_reader)
+            return json_response(operation_view(tunings, made, op_name))
         op = ctx.operations.create(namespace, "tuning", name=op_name, delay_s=0.0)
         op.printer = lambda _op: operation_view(tunings, made, op_name)
         return json_response(operation_view(tunings, made, op_name))
     if target.method == "list":
-        mine = [j for j in reversed(tunings.all(namespace)) if j.surface == "developer"]
+        mine = [j for j in reversed(await tunings.aall(namespace)) if j.surface == "developer"]
         page, following = _page(request.query, mine, DEVELOPER_PAGE)
         out: dict[str, Any] = {"tunedModels": [developer_view(tunings, j) for j in page]} if page else {}
         if following:
@@ -403,35 +413,35 @@ async def _developer(
     name = f"tunedModels/{target.resource}"
     if target.method == "cancel":
         validate.check_fields(await read_body(ctx, request, record), "CancelRequest", target.backend, target.version)
-    job = tunings.get(namespace, name)
+    job = await tunings.aget(namespace, name)
     if job is None:
         raise errors.ApiError(404, _NOT_FOUND)
     record.model = job.base_model
     if target.method == "cancel":
-        tunings.cancel(job)
+        await tunings.acancel(job)
         return json_response({})
     if target.method == "delete":
-        tunings.remove(namespace, name)
-        if "operation" in job.extra:
+        await tunings.aremove(namespace, name)
+        if "operation" in job.extra and not isinstance(tunings, RedisTunings):
             ctx.operations.remove(namespace, job.extra["operation"])
         return json_response({})
     return json_response(developer_view(tunings, job))
 
 
-def _registry(tunings: Tunings, query: Mapping[str, str], target: Target, namespace: str) -> Response:
+async def _registry(tunings: TuningStore, query: Mapping[str, str], target: Target, namespace: str) -> Response:
     """GET projects/P/locations/L/models[/{id}]: the caller's tuned models there (every Model this emulator
     holds is one; `filter` is not read)."""
     parent = f"projects/{target.project}/locations/{target.location}"
     now = tunings.clock()
     if target.method == "get":
         name = f"{parent}/models/{target.resource}"
-        job = tunings.by_tuned(namespace, name)
+        job = await tunings.aby_tuned(namespace, name)
         if job is None or job.surface != "vertex" or job.phase(now)[0] != "SUCCEEDED":
             raise errors.ApiError(404, f'The Model "{name.split("@", 1)[0]}" does not exist.')  # best-known
         return json_response(registry_view(tunings, job))
     mine = [
         j
-        for j in reversed(tunings.all(namespace))
+        for j in reversed(await tunings.aall(namespace))
         if j.surface == "vertex" and j.name.startswith(parent + "/") and j.phase(now)[0] == "SUCCEEDED"
     ]
     page, following = _page(query, mine, VERTEX_PAGE)
@@ -441,15 +451,11 @@ def _registry(tunings: Tunings, query: Mapping[str, str], target: Target, namesp
     return json_response(out)
 
 
-def resolver(tunings: Tunings) -> Callable[[str, Target], str]:
-    """`Context.tuned_models`: the catalogue id answering a call on one of the caller's tuned models."""
+def resolver(tunings: TuningStore) -> Callable[[str, Target], str | Awaitable[str]]:
+    """`Context.tuned_models`: the catalogue id answering a call on one of the caller's tuned models (on Redis, a
+    coroutine: the look-up is awaited, one round trip, and only for a tuned model's call)."""
 
-    def resolve(namespace: str, target: Target) -> str:
-        if target.family == ENDPOINTS:
-            name = f"projects/{target.project}/locations/{target.location}/{target.model}"
-        else:
-            name = target.model
-        job = tunings.by_tuned(namespace, name)
+    def answer(job: TuningJob | None, name: str, target: Target) -> str:
         state = job.phase(tunings.clock())[0] if job is not None else ""
         if job is not None and state == "SUCCEEDED":
             return job.base_model
@@ -463,7 +469,44 @@ def resolver(tunings: Tunings) -> Callable[[str, Target], str]:
             status="FAILED_PRECONDITION",
         )  # best-known
 
+    def named(target: Target) -> str:
+        if target.family == ENDPOINTS:
+            return f"projects/{target.project}/locations/{target.location}/{target.model}"
+        return target.model
+
+    if isinstance(tunings, RedisTunings):
+        shared = tunings
+
+        async def look_up(namespace: str, target: Target) -> str:
+            name = named(target)
+            return answer(await shared.aby_tuned(namespace, name), name, target)
+
+        return look_up
+    local = tunings
+
+    def resolve(namespace: str, target: Target) -> str:
+        name = named(target)
+        return answer(local.by_tuned(namespace, name), name, target)
+
     return resolve
+
+
+def operation_reader(tunings: RedisTunings) -> Callable[[str, str, str], Awaitable[dict[str, Any] | None]]:
+    """`Context.tuning_operation` on Redis: a Developer create's operation (`tunedModels/X/operations/Y`) answered
+    from its job by whichever process is asked, as the memory store's operation record answers: `get` prints it,
+    `cancel` leaves the job walking (`{}`), `delete` forgets the operation, not the job (`{}`). None: no job of the
+    caller's made that operation (the operations room's 404)."""
+
+    async def answer(namespace: str, name: str, verb: str) -> dict[str, Any] | None:
+        job_name = name.split("/operations/", 1)[0]
+        job = await tunings.aget(namespace, job_name)
+        if job is None or job.extra.get("operation") != name:
+            return None
+        if verb == "delete":
+            return {} if await tunings.aforget_operation(namespace, job_name, name) else None
+        return {} if verb == "cancel" else operation_view(tunings, job, name)
+
+    return answer
 
 
 # --- the admin API ------------------------------------------------------------------------------------------
@@ -472,7 +515,7 @@ def resolver(tunings: Tunings) -> Callable[[str, Target], str]:
 class AdminView:
     """The tuning jobs as the admin API lists and removes them (admin.api.Resources)."""
 
-    def __init__(self, tunings: Tunings) -> None:
+    def __init__(self, tunings: TuningStore) -> None:
         self.tunings = tunings
 
     def summaries(self, namespace: str | None) -> list[dict[str, Any]]:
@@ -500,7 +543,7 @@ class ScheduleView:
     """Each caller's schedule for its next tuning jobs (admin.api.Schedule): the batches' shape, whose final
     state is SUCCEEDED, FAILED or CANCELLED; setting one without `hold` lets the caller's held jobs finish on it."""
 
-    def __init__(self, tunings: Tunings) -> None:
+    def __init__(self, tunings: TuningStore) -> None:
         self.tunings = tunings
 
     def show(self, namespace: str) -> dict[str, Any]:

@@ -161,6 +161,26 @@ def test_the_create_operation_is_readable_and_ends_with_the_tuned_model(gemini_s
     assert polled["done"] is True and polled["response"]["state"] == "ACTIVE"
 
 
+def test_the_create_operation_cancelled_or_deleted_leaves_the_tuned_model(gemini_shared: Gemini) -> None:
+    """As the operations room answers any operation: `:cancel` is `{}` (the job walks on, its operation still
+    printed from it), DELETE is `{}` and forgets the operation, not the tuned model."""
+    gemini_shared.admin.tuning_schedule(pendingMs=0, runningMs=0)
+    headers = {"x-goog-api-key": gemini_shared.api_key}
+    op = httpx.post(f"{gemini_shared.url}/v1beta/tunedModels", json={"baseModel": MODEL}, headers=headers).json()
+    url = f"{gemini_shared.url}/v1beta/{op['name']}"
+    cancelled = httpx.post(url + ":cancel", json={}, headers=headers)
+    assert (cancelled.status_code, cancelled.json()) == (200, {})
+    assert httpx.get(url, headers=headers).json()["response"]["state"] == "ACTIVE"
+    deleted = httpx.delete(url, headers=headers)
+    assert (deleted.status_code, deleted.json()) == (200, {})
+    assert httpx.get(url, headers=headers).status_code == 404
+    assert httpx.delete(url, headers=headers).status_code == 404
+    tuned = httpx.get(f"{gemini_shared.url}/v1beta/{op['metadata']['tunedModel']}", headers=headers)
+    assert tuned.status_code == 200 and tuned.json()["state"] == "ACTIVE"
+    other = httpx.get(url.replace(op["name"].rsplit("/", 1)[1], "nope"), headers=headers)
+    assert other.status_code == 404
+
+
 def test_async_vertex_tune_get_list_cancel(gemini_shared: Gemini) -> None:
     async def run() -> None:
         client = _vertex(gemini_shared).aio
