@@ -1,6 +1,6 @@
 """Claims of issue 34 (phase 2): file search documents' upload sessions and operations, environments' upload
-sessions, Vertex batch prediction jobs, models added at run time and the openai engine's tool-call ids on the Redis
-store, shared by every process."""
+sessions, Vertex batch prediction jobs, models added at run time, the openai engine's tool-call ids and the replay
+engine's conversation progress on the Redis store, shared by every process."""
 
 from __future__ import annotations
 
@@ -12,8 +12,24 @@ _M = "tests/scaling/test_models_shared.py::"
 _O = "tests/scaling/test_openai_ids_processes.py::"
 _FO = "tests/scaling/test_file_search_operations_processes.py::"
 _E = "tests/scaling/test_environment_uploads_processes.py::"
+_R = "tests/scaling/test_replay_contract.py::"
 
 SCALING_REST_CLAIMS: list[Claim] = [
+    Claim(
+        "redis-replay-progress-across-processes",
+        "--engine replay (and replay script entries) on two serve --store redis://... processes",
+        "a recorded conversation whose identical turns alternate between the processes gets the recorded answers"
+        " in order; another caller starts from its beginning; an admin reset through either restarts it; the"
+        " replay engine's and replay seams' suites pass on Redis; Redis unreachable is the 503 envelope",
+        (
+            _R + "test_a_conversation_whose_turns_alternate_between_processes_plays_in_order",
+            _R + "test_redis_unreachable_is_the_503_envelope_for_a_replayed_request",
+            _R + "test_identical_requests_replay_in_recorded_order",
+            "tests/scaling/test_replay_seams_contract.py::test_the_admin_reset_restarts_a_callers_recorded_conversations",
+            "tests/scaling/test_replay_seams_contract.py::test_count_tokens_gets_the_recorded_count_through_the_sdk",
+        ),
+        source="emulator-only (docs/scaling.md, The replay engine's conversation progress on Redis)",
+    ),
     Claim(
         "redis-document-operations-across-processes",
         "fileSearchStores/S/operations/D and .../upload/operations/D on two serve --store redis://... processes",
