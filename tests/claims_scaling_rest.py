@@ -43,6 +43,7 @@ SCALING_REST_CLAIMS: list[Claim] = [
             _FO + "test_scripted_states_hold_and_fail_operations_across_processes",
             _FO + "test_redis_unreachable_is_the_503_envelope_for_a_poll_and_an_import",
             "tests/scaling/test_file_search_contract.py::test_scripted_document_states",
+            "tests/scaling/test_operation_store_redis.py::test_a_document_state_changes_only_its_own_file_search_operation",
         ),
         source="emulator-only (docs/scaling.md, File search stores on Redis)",
     ),
