@@ -190,7 +190,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             replica=settings.replica,
         )
         ctx.file_access = ctx.shared_files
-        ctx.files.elsewhere = True  # this process's own store keeps only other rooms' upload sessions
+        ctx.files.elsewhere = True  # files and every room's upload sessions are in Redis, none in this process
         ctx.shared_models = SharedModels(shared_link)  # PUT /__emulator/models for every process
         shared_link.on_models = ctx.saw_models  # the journal's writes say when they changed
         _load_shared_models(ctx, ctx.shared_models)

@@ -23,7 +23,9 @@ Matching, most exact first, always within the same method and backend:
    to both sides alike: it respells every key (the caller's data included), which only compares, never serves;
 3. loose: same model and the same last user text.
 Among equal matches a conversation plays in order: the next exchange of a capture already under way in the
-caller's namespace first, then an exchange not yet served there. With none, a 404 names the closest
+caller's namespace first, then an exchange not yet served there. On `--store redis://...` that progress is in Redis
+(engines/replay_redis.py, one Lua call a replayed request), so a conversation whose turns reach different
+processes plays in order too. With none, a 404 names the closest
 captures and where each first differs.
 """
 
@@ -34,17 +36,23 @@ import dataclasses
 import logging
 import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from gemini_emulator.captures.format import Answer, Capture, CaptureError, Exchange, load_dir, select
 from gemini_emulator.protocol import errors, printers
 from gemini_emulator.seam import Chunk, GenerateRequest, last_user_text
+from gemini_emulator.seam.state import MEMORY, link
+
+if TYPE_CHECKING:
+    from gemini_emulator.engines.replay_redis import RedisReplayProgress
+
+MAX_CANDIDATES = 1_000  # equally good matches offered to one choice on Redis (engines/replay_redis.py's bound)
 
 log = logging.getLogger("gemini_emulator")
 
@@ -189,8 +197,15 @@ class Replayer:
     """Finds the recorded exchange for a request and yields it as chunks (shared by the replay engine and
     the scripted engine's `replay` entries)."""
 
-    def __init__(self, captures: str | Path | None = None, lazy: bool = False) -> None:
+    def __init__(self, captures: str | Path | None = None, lazy: bool = False, state: str = MEMORY) -> None:
+        """`state`: the --store setting; a redis URL keeps the conversation progress in Redis, shared by every
+        process (engines/replay_redis.py), where the request path awaits it (`play`, `abody`)."""
         self.root = Path(captures) if captures else None
+        self.progress: RedisReplayProgress | None = None
+        if state != MEMORY:
+            from gemini_emulator.engines.replay_redis import RedisReplayProgress
+
+            self.progress = RedisReplayProgress(link(state))
         self._slots: list[Slot] | None = None
         self._subsets: dict[str, list[Slot]] = {}
         self._played: dict[str, _Played] = {}
@@ -211,7 +226,10 @@ class Replayer:
             return self._subsets[pattern]
 
     def reset(self, namespace: str | None = None) -> None:
-        """Forget conversation progress (of one namespace, or all)."""
+        """Forget conversation progress (of one namespace, or all; on Redis with the sync client: the admin API
+        calls it in a worker thread on that store)."""
+        if self.progress is not None:
+            self.progress.reset(namespace)
         with self._lock:
             if namespace is None:
                 self._played.clear()
@@ -226,6 +244,18 @@ class Replayer:
         if not found:
             raise errors.replay_unmatched(self._summary(request), self._closest(request, pool))
         return self._choose(request.namespace, found)
+
+    async def afind(self, request: GenerateRequest, pattern: str | None = None) -> Slot:
+        """`find` with the conversation's progress in Redis: the choice made there, in one Lua call."""
+        pool = self._pool(pattern)
+        found = self._matching(request, pool)
+        if not found:
+            raise errors.replay_unmatched(self._summary(request), self._closest(request, pool))
+        if self.progress is None:
+            return self._choose(request.namespace, found)
+        offered = found[:MAX_CANDIDATES]
+        chosen = await self.progress.choose(request.namespace, [(s.capture.name, s.index) for s in offered])
+        return offered[chosen] if 0 <= chosen < len(offered) else offered[0]
 
     def holds(self, request: GenerateRequest, pattern: str | None = None) -> bool:
         """Whether a recorded exchange answers `request` (nobody's conversation moves on)."""
@@ -297,7 +327,10 @@ class Replayer:
         return [f"{label} ({reason})" for (_, reason), label in ranked[:_CLOSEST]]
 
     def _answer(self, request: GenerateRequest, pattern: str | None) -> tuple[Slot, Answer]:
-        slot = self.find(request, pattern)
+        return self._answered(request, self.find(request, pattern))
+
+    @staticmethod
+    def _answered(request: GenerateRequest, slot: Slot) -> tuple[Slot, Answer]:
         request.notes["entry"] = "replay:" + slot.label
         if slot.answer is None:
             raise errors.replay_unmatched(f"{slot.label} is an HTML page, which only the front end sends", [])
@@ -308,7 +341,10 @@ class Replayer:
     ) -> AsyncIterator[Chunk]:
         """Yield the recorded answer to `request` (errors raised where they were recorded); the first chunk
         carries the recorded headers."""
-        slot, answer = self._answer(request, pattern)
+        if self.progress is None:
+            slot, answer = self._answer(request, pattern)
+        else:
+            slot, answer = self._answered(request, await self.afind(request, pattern))
         for i, chunk in enumerate(answer.chunks):
             if i:  # a recording's pieces leave one by one, as recorded: the wire sends together only what is
                 await asyncio.sleep(chunk_delay)  # ready at the same moment (wire/sending.py), so yield between them
@@ -322,6 +358,15 @@ class Replayer:
         """The recorded body answering a call the wire would compute (countTokens, embeddings...), or the
         recorded error raised."""
         _, answer = self._answer(request, pattern)
+        return self._body_of(answer)
+
+    async def abody(self, request: GenerateRequest, pattern: str | None = None) -> dict[str, Any]:
+        """`body` with the conversation's progress in Redis (awaited)."""
+        _, answer = self._answered(request, await self.afind(request, pattern))
+        return self._body_of(answer)
+
+    @staticmethod
+    def _body_of(answer: Answer) -> dict[str, Any]:
         if answer.error is not None and not answer.chunks:
             raise dataclasses.replace(answer.error)
         return answer.chunks[0]
@@ -333,9 +378,9 @@ class ReplayEngine:
     name = "replay"
 
     def __init__(self, captures: str | Path | None = None, state: str | None = None) -> None:
-        """`state` (--store) is taken and not used: replay keeps no script (its conversation progress stays per
-        process, docs/scaling.md)."""
-        self.replayer = Replayer(captures)
+        """`state` (--store): replay keeps no script; on a redis URL its conversation progress is in Redis, shared
+        by every process (engines/replay_redis.py)."""
+        self.replayer = Replayer(captures, state=state or MEMORY)
 
     async def generate(self, request: GenerateRequest) -> AsyncIterator[Chunk]:
         async for chunk in self.replayer.play(request):
@@ -345,10 +390,15 @@ class ReplayEngine:
         """A model the catalogue does not serve is served when a recorded exchange answers this request."""
         return self.replayer.holds(request)
 
-    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None:
+    def answer_method(self, request: GenerateRequest) -> dict[str, Any] | None | Awaitable[dict[str, Any] | None]:
         """The recorded countTokens, computeTokens or embedding answer; with none recorded for this request the
-        wire answers as it would (its token estimate; 501 for the rest)."""
-        return self.replayer.body(request) if self.replayer.holds(request) else None
+        wire answers as it would (its token estimate; 501 for the rest). On the Redis store an awaitable of the
+        same (seam.MethodAnswerer): the progress's round trip never holds the event loop."""
+        if not self.replayer.holds(request):
+            return None
+        if self.replayer.progress is not None:
+            return self.replayer.abody(request)
+        return self.replayer.body(request)
 
     def reset(self, namespace: str | None = None) -> None:
         self.replayer.reset(namespace)

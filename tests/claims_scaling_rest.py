@@ -1,5 +1,6 @@
-"""Claims of issue 34 (phase 2): file search documents' upload sessions, Vertex batch prediction jobs, models added
-at run time and the openai engine's tool-call ids on the Redis store, shared by every process."""
+"""Claims of issue 34 (phase 2): file search documents' upload sessions and operations, environments' upload
+sessions, Vertex batch prediction jobs, models added at run time, the openai engine's tool-call ids and the replay
+engine's conversation progress on the Redis store, shared by every process."""
 
 from __future__ import annotations
 
@@ -9,8 +10,59 @@ _U = "tests/scaling/test_file_search_uploads_processes.py::"
 _J = "tests/scaling/test_prediction_jobs_shared.py::"
 _M = "tests/scaling/test_models_shared.py::"
 _O = "tests/scaling/test_openai_ids_processes.py::"
+_FO = "tests/scaling/test_file_search_operations_processes.py::"
+_E = "tests/scaling/test_environment_uploads_processes.py::"
+_R = "tests/scaling/test_replay_contract.py::"
 
 SCALING_REST_CLAIMS: list[Claim] = [
+    Claim(
+        "redis-replay-progress-across-processes",
+        "--engine replay (and replay script entries) on two serve --store redis://... processes",
+        "a recorded conversation whose identical turns alternate between the processes gets the recorded answers"
+        " in order; another caller starts from its beginning; an admin reset through either restarts it; the"
+        " replay engine's and replay seams' suites pass on Redis; Redis unreachable is the 503 envelope",
+        (
+            _R + "test_a_conversation_whose_turns_alternate_between_processes_plays_in_order",
+            _R + "test_redis_unreachable_is_the_503_envelope_for_a_replayed_request",
+            _R + "test_identical_requests_replay_in_recorded_order",
+            "tests/scaling/test_replay_seams_contract.py::test_the_admin_reset_restarts_a_callers_recorded_conversations",
+            "tests/scaling/test_replay_seams_contract.py::test_count_tokens_gets_the_recorded_count_through_the_sdk",
+        ),
+        source="emulator-only (docs/scaling.md, The replay engine's conversation progress on Redis)",
+    ),
+    Claim(
+        "redis-document-operations-across-processes",
+        "fileSearchStores/S/operations/D and .../upload/operations/D on two serve --store redis://... processes",
+        "an import started through one process is polled done (raw and by google-genai), listed and deleted"
+        " through the other; an upload's operation is done at the first poll through either; the next document's"
+        " state scripted through one holds or fails the operation of an upload or import through the other, held"
+        " past its schedule through both until its document is released or failed by name through either; Redis"
+        " unreachable is the 503 envelope for a poll and an import; the in-memory file search suite passes on Redis",
+        (
+            _FO + "test_an_import_started_on_one_process_is_polled_done_on_another",
+            _FO + "test_scripted_states_hold_and_fail_operations_across_processes",
+            _FO + "test_redis_unreachable_is_the_503_envelope_for_a_poll_and_an_import",
+            "tests/scaling/test_file_search_contract.py::test_scripted_document_states",
+            "tests/scaling/test_operation_store_redis.py::test_a_document_state_changes_only_its_own_file_search_operation",
+        ),
+        source="emulator-only (docs/scaling.md, File search stores on Redis)",
+    ),
+    Claim(
+        "redis-environment-uploads-across-processes",
+        "PUT /upload/{v}/environments/{id}/files/{path} (resumable) on two serve --store redis://... processes",
+        "google-genai's environments.files.upload started through one process is finalized through the other; a"
+        " raw upload's chunk, query and finalize land on either and the file downloads whole through either, no"
+        " bytes left held; an archive fed through both unpacks; an environment file's session is not taken by the"
+        " Files API's URL; Redis gone mid-upload is the 503 envelope with the upload front end's headers; the"
+        " in-memory environments suite passes on Redis",
+        (
+            _E + "test_an_environment_upload_whose_requests_land_on_different_processes",
+            _E + "test_an_environment_session_is_not_a_files_session_across_processes",
+            _E + "test_redis_gone_mid_environment_upload_is_the_503_with_the_upload_headers",
+            "tests/scaling/test_records_contract.py::test_environment_files_sync",
+        ),
+        source="emulator-only (docs/scaling.md, Records on Redis)",
+    ),
     Claim(
         "redis-document-uploads-across-processes",
         "upload_to_file_search_store (resumable) on two gemini-emulator serve --store redis://... processes",

@@ -417,7 +417,7 @@ class Admin:
             if self.store is not None:
                 await self._off(self.store.reset)
             if isinstance(engine, Resettable):
-                engine.reset(None)
+                await self._off(engine.reset, None)  # on Redis its progress is there (worker thread)
             for resources in self.resources.values():
                 await self._on(resources, resources.reset, None)
             await self._off(self.journal.clear)
@@ -426,7 +426,7 @@ class Admin:
         if self.store is not None:
             await self._off(self.store.reset, name)
         if isinstance(engine, Resettable):
-            engine.reset(name)
+            await self._off(engine.reset, name)
         for resources in self.resources.values():
             await self._on(resources, resources.reset, name)
         await self._off(self.journal.clear, name)

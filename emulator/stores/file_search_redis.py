@@ -34,8 +34,10 @@ name `fileSearchStores/ID/documents/ID`):
   P next:N  the state set for the namespace's next document (JSON)
 
 Round trips: store create 1, get 1, list 1, delete 1; document get 1, list 1, delete 1; an upload's or an
-import's room checks 1 each and the add 1; take_next 1; a search 1, plus 1 per FETCH_BYTES of texts it has not
-parsed; a media download 1.
+import's room checks 1 each, its operation's create 1 (stores/operations_redis.py, where the document's
+`operation` lives: polled done through any process) and the add 1; take_next 1; a search 1, plus 1 per
+FETCH_BYTES of texts it has not parsed; a media download 1; the admin API's state of one document 2 (its read, then
+the document and its operation changed in one call).
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from time import monotonic
 from typing import Any
 
 import orjson
@@ -55,6 +56,7 @@ from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
 from gemini_emulator.stores import file_search as fs
 from gemini_emulator.stores.file_search import Document, FileSearchStore, Hit, Prepared, StoreFull
+from gemini_emulator.stores.operations_redis import PREFIX as OPERATIONS
 
 PREFIX = KEY_PREFIX + "fs:"
 PARSED_DOCS = 1024  # parsed documents a process keeps
@@ -257,13 +259,31 @@ end
 return out
 """
 
-# The admin API's: one document's state (ARGV[5] '' keeps its ready time, else the new one).
+# The admin API's: one document's state (ARGV[5] '' keeps its ready time, else the new one) and, in the same call,
+# its operation's (ARGV[7] the operation's hash in stores/operations_redis.py, '' for none; ARGV[8] what it does:
+# `release` its hold, `fail` with the document's error, or `hold` it while not done; ARGV[9] the time now), as
+# file_search.FileSearchView.set_state changes an in-memory operation. Only a `fileSearch` operation is changed.
 SET_STATE = """
 local o = ARGV[1] .. 'o:' .. ARGV[2] .. ':' .. ARGV[3]
 if redis.call('EXISTS', o) == 0 then return 0 end
 redis.call('HSET', o, 'forced', ARGV[4])
 if ARGV[5] ~= '' then redis.call('HSET', o, 'ready', ARGV[5]) end
 if ARGV[6] == '' then redis.call('HDEL', o, 'error') else redis.call('HSET', o, 'error', ARGV[6]) end
+local op, action = ARGV[7], ARGV[8]
+if op ~= '' and redis.call('HGET', op, 'kind') == 'fileSearch' then
+  local f = redis.call('HMGET', op, 'cancelled', 'held', 'response', 'error', 'ready')
+  if action == 'release' then
+    redis.call('HSET', op, 'held', '0')
+  elseif action == 'fail' then
+    if f[1] ~= '1' then
+      redis.call('HDEL', op, 'response')
+      redis.call('HSET', op, 'error', ARGV[6], 'ready', ARGV[9], 'held', '0')
+    end
+  elseif action == 'hold' then
+    local done = f[1] == '1' or (f[2] ~= '1' and (f[3] or f[4]) and tonumber(ARGV[9]) >= tonumber(f[5] or '0'))
+    if not done then redis.call('HSET', op, 'held', '1') end
+  end
+end
 return 1
 """
 
@@ -443,7 +463,7 @@ class RedisFileSearchStores:
         self.budget_bytes = budget_bytes
         self.max_stores = max_stores
         self.max_documents = max_documents
-        self.clock = monotonic  # the operations' clock, in which the room hands over ready times
+        self.clock = time.time  # the shared operations' clock (the wall's), in which the room hands over ready times
         # parsed documents as searches read them (always STATE_ACTIVE: a search takes only the active ones)
         self._parsed: OrderedDict[tuple[str, str, int], tuple[Document, int]] = OrderedDict()
         self._parsed_bytes = 0
@@ -774,10 +794,22 @@ class RedisFileSearchStores:
         reply = self._call_sync("get_doc", [PREFIX, namespace, name.partition("/documents/")[0], name, "0"])
         return _document(name, _fields(reply[1])) if reply[0] == 1 else None
 
-    def set_state(self, namespace: str, name: str, forced: str, ready: float | None, error: Any) -> bool:
-        """One document's forced state (admin API), its ready time moved when given."""
-        args = [PREFIX, namespace, name, forced, repr(ready) if ready is not None else ""]
-        return bool(self._call_sync("set_state", [*args, orjson.dumps(error) if error is not None else ""]))
+    def set_state(
+        self,
+        namespace: str,
+        name: str,
+        forced: str,
+        ready: float | None,
+        error: Any,
+        operation: str = "",
+        action: str = "",
+    ) -> bool:
+        """One document's forced state (admin API), its ready time moved when given; and, in the same Lua call,
+        its shared operation (`operation`, the name; `action`: release, fail or hold, as SET_STATE says)."""
+        args: builtins.list[Any] = [PREFIX, namespace, name, forced, repr(ready) if ready is not None else ""]
+        args.append(orjson.dumps(error) if error is not None else "")
+        op_key = f"{OPERATIONS}o:{namespace}:{operation}" if operation else ""
+        return bool(self._call_sync("set_state", [*args, op_key, action, repr(time.time())]))
 
     def remove(self, namespace: str, name: str) -> bool:
         if "/documents/" in name:

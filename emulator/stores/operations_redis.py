@@ -5,9 +5,13 @@ The in-memory twin is stores/operations.py (OperationStore); an Operation read f
 its clock the wall clock (`time.time`, which every process on one host shares), so `done()`, `state()` and
 `view()` print the same. What lives here: Veo's operations (wire/media/veo.py). Its producer (the process that
 took the predictLongRunning call, which asked the engine once) hands the operation its result with `complete`,
-one Lua call that leaves a cancelled operation cancelled; every process then reads the one result. File search
-import operations stay with their documents, which are per process; a Developer tuning create's operation is printed
-from its job, itself on Redis (stores/tunings_redis.py), not kept here (docs/scaling.md).
+one Lua call that leaves a cancelled operation cancelled; every process then reads the one result. And the file
+search stores' upload and import operations (wire/resources/file_search.py), created with their result (a
+document's names, or its scripted error) and held or released with their document's scripted state: the admin
+API's `PUT /__emulator/fileSearchStores/state` changes the document and its operation in one Lua call
+(stores/file_search_redis.py SET_STATE, which writes the `P o:N:O` hash of a `fileSearch` operation). A Developer
+tuning create's operation is printed from its job, itself on Redis (stores/tunings_redis.py), not kept here
+(docs/scaling.md).
 
 A producer that dies mid-generation is noticed: while it works it holds a lease (`P c:N:O`, LEASE_MS, renewed by
 `keep` every third of it); a read that finds the operation still without a result and the lease lapsed ends it
@@ -26,7 +30,8 @@ Keys (P is seam.state.KEY_PREFIX + "o:", N a namespace, O an operation's name):
   P z:N     sorted set of the caller's names by creation (P seq): newest first in a listing
   P bytes   hash N -> bytes held        P total  bytes held by everyone
 
-Round trips: create 1, get 1, list 1, cancel 1, delete 1, complete 1; the producer's lease 1 per LEASE_MS / 3.
+Round trips: create 1 (with its result or without), get 1, list 1, cancel 1, delete 1, complete 1; the producer's
+lease 1 per LEASE_MS / 3.
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ redis.call('HSET', o, 'kind', ARGV[6], 'created', ARGV[4], 'ready', ARGV[7], 'he
 if ARGV[11] ~= '' then redis.call('SET', P .. 'c:' .. ns .. ':' .. name, '1', 'PX', tonumber(ARGV[11])) end
 if ARGV[9] ~= '' then redis.call('HSET', o, 'metadata', ARGV[9]) end
 if ARGV[10] ~= '' then redis.call('HSET', o, 'steps', ARGV[10]) end
+if ARGV[12] ~= '' then redis.call('HSET', o, ARGV[12], ARGV[13]) end
 local z = P .. 'z:' .. ns
 redis.call('ZADD', z, redis.call('INCR', P .. 'seq'), name)
 local guard = 0
@@ -294,9 +300,18 @@ class RedisOperationStore:
         steps: list[tuple[float, str]] | None = None,
         hold: bool = False,
         leased: bool = False,
+        response: dict[str, Any] | None = None,
+        error: errors.ApiError | dict[str, Any] | None = None,
     ) -> Operation:
-        """OperationStore.create (a result comes later, through `complete`); `leased`: its producer holds a lease
-        (renewed by `keep`) until then, and a lapsed one ends the operation ABANDONED."""
+        """OperationStore.create: a result comes later, through `complete`, or with the create (`response` or
+        `error`, in the same Lua call: a file search document's operation, whose result is a few names, not counted
+        in the byte budgets); `leased`: its producer holds a lease (renewed by `keep`) until then, and a lapsed one
+        ends the operation ABANDONED."""
+        result: list[Any] = ["", ""]
+        if error is not None:
+            result = ["error", orjson.dumps(error_status(error))]
+        elif response is not None:
+            result = ["response", orjson.dumps(response)]
         if steps:
             delay = steps[-1][0]
         else:
@@ -308,9 +323,14 @@ class RedisOperationStore:
                 drawn = (f"{parent}/operations/" if parent else "operations/") + new_id()
             args: list[Any] = [PREFIX, namespace, drawn, repr(now), self.max_per_namespace, kind, repr(now + delay)]
             args += ["1" if hold else "0", orjson.dumps(metadata) if metadata is not None else ""]
-            args += [orjson.dumps(steps) if steps else "", self.lease_ms if leased else ""]
+            args += [orjson.dumps(steps) if steps else "", self.lease_ms if leased else "", *result]
             if await self._call("create", args):
-                return self._operation(namespace, drawn, {b"kind": kind.encode()}, now, now + delay, hold, metadata)
+                op = self._operation(namespace, drawn, {b"kind": kind.encode()}, now, now + delay, hold, metadata)
+                if error is not None:
+                    op.error = error_status(error)
+                elif response is not None:
+                    op.response = response
+                return op
             if name is not None:
                 raise errors.ApiError(409, f"Operation {name} already exists.", status="ALREADY_EXISTS")
         raise errors.internal()  # pragma: no cover: 100 names drawn twice in a row

@@ -49,7 +49,8 @@ class ScriptedEngine:
             from gemini_emulator.engines.scripted.redis_store import RedisScriptStore
 
             self.store = self.remote = RedisScriptStore(link(state), strict=strict)
-        self.replayer = Replayer(captures, lazy=True)  # for `replay` entries; loads on first use
+        # for `replay` entries; loads on first use; on Redis their conversation progress is there too
+        self.replayer = Replayer(captures, lazy=True, state=MEMORY if store is not None else state)
 
     def script_book(self) -> ScriptBook:
         """The engine's scripts (seam.Scriptable): what the admin API, --script and the fixtures add to."""
@@ -150,7 +151,10 @@ class ScriptedEngine:
         if not await self.remote.aholds_kind(request.namespace, "replay"):
             return None
         entry = await self.remote.aselect_if(request, lambda e: self._replays(e.spec, request))
-        return self._replayed(request, entry)
+        if entry is None:
+            return None
+        request.notes["entry"] = entry.name
+        return await self.replayer.abody(request, entry.spec["replay"])
 
     def _replayed(self, request: GenerateRequest, entry: Any) -> dict[str, Any] | None:
         if entry is None:

@@ -68,7 +68,7 @@ def test_a_store_and_document_made_on_one_process_are_found_on_another(
     while not imported.done:
         assert time.monotonic() < deadline
         time.sleep(0.02)
-        imported = on_a.operations.get(imported)  # the operation: per process (docs/scaling.md)
+        imported = on_b.operations.get(imported)  # the operation: shared too, polled through B
     listed = [d.name for d in on_b.file_search_stores.documents.list(parent=store.name)]
     assert listed == [imported.response.document_name, doc_name]  # newest first, from either process
     assert _grounded(on_b, store.name, "Tell me about the Colosseum in Rome") == [ROME.decode()]

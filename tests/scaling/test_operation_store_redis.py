@@ -111,3 +111,38 @@ def test_a_producer_that_stops_renewing_its_lease_leaves_its_operation_abandoned
             await asyncio.wait_for(keeper, 5)
 
     asyncio.run(run())
+
+
+def test_a_document_state_changes_only_its_own_file_search_operation(redis_url: str) -> None:
+    """The file search store's SET_STATE (stores/file_search_redis.py) changes the document's operation in the same
+    call: a hold held, a failure ending it with the error, a release; a cancelled one stays cancelled, and an
+    operation of another kind named by mistake is left as it was."""
+    from gemini_emulator.stores.file_search_redis import RedisFileSearchStores
+
+    ops, other = _stores(redis_url)
+    search = RedisFileSearchStores(RedisLink(redis_url))
+
+    async def run() -> None:
+        store = await search.create("n", "s")
+        doc = await search.add_document("n", store.name, b"Paris is in France.", "text/plain", operation="x")
+        made = await ops.create("n", "fileSearch", name="fs/op", response={"documentName": doc.name}, delay_s=0)
+        assert (await other.require("n", "fs/op")).done()
+        assert search.set_state("n", doc.name, "STATE_PENDING", None, None, "fs/op", "hold")
+        assert (await other.require("n", "fs/op")).done()  # done already: a hold does not take it back
+        held = await ops.create("n", "fileSearch", name="fs/held", response={"d": 1}, delay_s=30)
+        assert search.set_state("n", doc.name, "STATE_PENDING", None, None, held.name, "hold")
+        assert (await other.require("n", held.name)).held
+        assert search.set_state("n", doc.name, "", time.time(), None, held.name, "release")
+        assert not (await other.require("n", held.name)).held
+        failure = {"code": 9, "message": "No."}
+        assert search.set_state("n", doc.name, "STATE_FAILED", None, failure, made.name, "fail")
+        assert (await other.require("n", made.name)).view()["error"] == failure
+        await other.cancel("n", held.name)
+        assert search.set_state("n", doc.name, "STATE_FAILED", None, failure, held.name, "fail")
+        assert (await ops.require("n", held.name)).view()["error"]["code"] == 1  # still cancelled
+        veo = await ops.create("n", "veo", parent="models/veo", hold=True)
+        assert search.set_state("n", doc.name, "STATE_FAILED", None, failure, veo.name, "fail")
+        after = await other.require("n", veo.name)
+        assert after.held and after.error is None  # not a file search operation: untouched
+
+    asyncio.run(run())

@@ -49,9 +49,9 @@ class Served:
 def serve(tmp_path: Path) -> Iterator[Any]:
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(store: str, workers: int = 1) -> Served:
+    def start(store: str, workers: int = 1, extra: tuple[str, ...] = ()) -> Served:
         port = free_port()
-        command = [GEMINI, "serve", "--port", str(port), "--store", store, "--workers", str(workers)]
+        command = [GEMINI, "serve", "--port", str(port), "--store", store, "--workers", str(workers), *extra]
         log = (tmp_path / f"server-{port}.log").open("wb")
         process = subprocess.Popen(
             command, stdout=log, stderr=subprocess.STDOUT, env=os.environ | {"PYTHONUNBUFFERED": "1"}

@@ -10,7 +10,9 @@ An environment's `sources` of type `inline` become workspace files at their `tar
 so); `from_environment` copies another's configuration and files; `extract=true` unpacks a tar or tar.gz upload
 under the path (bounded: the store's limits, regular files and directories only). An interaction's `environment`
 ("remote", a Environment object, or a stored environment's id) is `provision`'s: a new environment, or the one named
-(interactions print its `environment_id`). Field names from the SDK; ids' form, key order, page sizes, the upload's
+(interactions print its `environment_id`). On `--store redis://...` an upload's session is the Files API's in Redis
+(stores/files_redis.py, kind `environmentFile`, continued by files_shared.continue_upload), so its follow-ups may
+reach any process. Field names from the SDK; ids' form, key order, page sizes, the upload's
 final answer (`{"file": EnvironmentFile}`, as the SDK's own test server answers) and errors' wording are best-known
 (docs/conformance.md, "Agents and environments (issue 33)").
 """
@@ -49,11 +51,12 @@ from gemini_emulator.stores.environments import (
     stamp,
 )
 from gemini_emulator.stores.files import UploadSession
+from gemini_emulator.stores.files_redis import RedisFileStore, RedisSession, RedisSpool
 from gemini_emulator.stores.keyed import settled
 from gemini_emulator.stores.records_redis import RedisEnvironmentStore
 from gemini_emulator.wire.handlers import Context, error_response, json_response, read_body
 from gemini_emulator.wire.incoming import Incoming
-from gemini_emulator.wire.resources import files
+from gemini_emulator.wire.resources import files, files_shared
 from gemini_emulator.wire.resources.agents import NOT_FOUND, page_size, page_start, page_token
 from gemini_emulator.wire.resources.common import caller
 from gemini_emulator.wire.sending import Body
@@ -70,10 +73,13 @@ Environments = EnvironmentStore | RedisEnvironmentStore  # in memory (the defaul
 async def serve(ctx: Context, store: Environments, request: Incoming, target: Target, record: Record) -> Response:
     """Every environments URL (routes: action `environments`)."""
     if target.method == "upload" and request.query.get("upload_id"):
-        finish = _finisher(store)
-        return await files.continue_upload(
-            ctx, request, target, record, request.query["upload_id"], UPLOAD_KIND, finish
-        )
+        upload_id = request.query["upload_id"]
+        if ctx.shared_files is not None:  # on Redis the session is there, so any process continues it
+            shared = _shared_finisher(store)
+            return await files_shared.continue_upload(
+                ctx, ctx.shared_files, request, target, record, upload_id, UPLOAD_KIND, shared
+            )
+        return await files.continue_upload(ctx, request, target, record, upload_id, UPLOAD_KIND, _finisher(store))
     try:
         namespace = caller(ctx, request, target, record)
         record.rpc = f"environments.{target.method}"
@@ -385,13 +391,18 @@ async def _start_upload(
     mime = request.headers.get("x-goog-upload-header-content-type", "").strip() or DEFAULT_MIME
     flags = {key: request.query.get(key, "").lower() in ("true", "1") for key in ("overwrite", "extract")}
     record.body = {"path": path, "mime_type": mime, **flags}
-    extra = {"environment": env.id, "path": path, **flags}
-    session = ctx.files.start_upload(env.namespace, mime, "", None, declared, UPLOAD_KIND, extra)
-    session.spool.limit = min(session.spool.limit, MAX_FILE_BYTES)
+    extra: dict[str, Any] = {"environment": env.id, "path": path, **flags}
+    if ctx.shared_files is not None:  # the session in Redis (stores/files_redis.py), with an environment file's bound
+        extra["limit"] = MAX_FILE_BYTES
+        upload_id = await ctx.shared_files.start_upload(env.namespace, mime, "", None, declared, UPLOAD_KIND, extra)
+    else:
+        session = ctx.files.start_upload(env.namespace, mime, "", None, declared, UPLOAD_KIND, extra)
+        session.spool.limit = min(session.spool.limit, MAX_FILE_BYTES)
+        upload_id = session.id
     base = files.base_url(request, ctx.settings.tls)
-    url = f"{base}/upload/{target.version}/environments/{env.id}/files/{quote(path)}?upload_id={session.id}"
+    url = f"{base}/upload/{target.version}/environments/{env.id}/files/{quote(path)}?upload_id={upload_id}"
     headers = {
-        "x-guploader-uploadid": session.id,
+        "x-guploader-uploadid": upload_id,
         "x-goog-upload-status": "active",
         "x-goog-upload-url": url,
         "x-goog-upload-control-url": url,
@@ -403,35 +414,65 @@ async def _start_upload(
 def _finisher(store: Environments) -> files.Finisher:
     async def finish(ctx: Context, session: UploadSession, request: Incoming, headers: dict[str, str]) -> Response:
         """A finalized upload: the file (or the archive's files) written to the workspace."""
-        extra = session.extra
         data = ctx.files.drain(session.spool, MAX_FILE_BYTES)
         try:
-            env = await settled(store.get(session.namespace, extra["environment"]))
-            if env is None:
-                raise errors.ApiError(404, NOT_FOUND)
-            if extra["extract"]:
-                written = await asyncio.to_thread(_unpack, data, extra["path"])
-            else:
-                written = {extra["path"]: (data, session.mime_type or DEFAULT_MIME)}
-            try:
-                kept = await settled(store.write(env, written, bool(extra["overwrite"])))
-            except FileExists as there:
-                raise errors.ApiError(409, f"File {there} already exists.", status="ALREADY_EXISTS") from None
-            except BadPath as bad:
-                raise errors.invalid_argument(str(bad)) from None
-            except EnvironmentsFull as full:
-                raise errors.ApiError(429, f"gemini-emulator: {full}.", status="RESOURCE_EXHAUSTED") from None
-            except KeyError:
-                raise errors.ApiError(404, NOT_FOUND) from None
+            answer = await _written(store, session.namespace, session.extra, session.mime_type, data)
         except errors.ApiError as refused:
             return files.upload_error(refused, headers)
-        if extra["extract"]:
-            answer: dict[str, Any] = {"files": [file_view(path, held) for path, held in kept]}
-        else:
-            answer = {"file": file_view(*kept[0])}
         return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, headers)
 
     return finish
+
+
+def _shared_finisher(store: Environments) -> files_shared.Finisher:
+    async def finish(
+        ctx: Context,
+        files_store: RedisFileStore,
+        session: RedisSession,
+        spool: RedisSpool,
+        request: Incoming,
+        headers: dict[str, str],
+    ) -> Response:
+        """_finisher on Redis: the bytes the session holds (fed through any process) read back, the session ended
+        (its bytes given back to the files' budget), then the file written as in memory."""
+        data = await files_store.session_head(session, spool.size, MAX_FILE_BYTES)
+        await files_store.end_upload(session.id)
+        try:
+            answer = await _written(store, session.namespace, session.extra, session.mime_type, data)
+        except errors.ApiError as refused:
+            if refused.code == 503:
+                raise
+            return files.upload_error(refused, headers)
+        return files.upload_answer(printers.pretty(answer), 200, framing.JSON_TYPE, headers)
+
+    return finish
+
+
+async def _written(
+    store: Environments, namespace: str, extra: dict[str, Any], mime_type: str | None, data: bytes
+) -> dict[str, Any]:
+    """A finished upload's bytes written to its environment's workspace (the file, or the archive's files); the
+    upload's final answer."""
+    env = await settled(store.get(namespace, extra["environment"]))
+    if env is None:
+        raise errors.ApiError(404, NOT_FOUND)
+    if extra["extract"]:
+        written = await asyncio.to_thread(_unpack, data, extra["path"])
+    else:
+        written = {extra["path"]: (data, mime_type or DEFAULT_MIME)}
+    try:
+        kept = await settled(store.write(env, written, bool(extra["overwrite"])))
+    except FileExists as there:
+        raise errors.ApiError(409, f"File {there} already exists.", status="ALREADY_EXISTS") from None
+    except BadPath as bad:
+        raise errors.invalid_argument(str(bad)) from None
+    except EnvironmentsFull as full:
+        raise errors.ApiError(429, f"gemini-emulator: {full}.", status="RESOURCE_EXHAUSTED") from None
+    except KeyError:
+        raise errors.ApiError(404, NOT_FOUND) from None
+    if extra["extract"]:
+        return {"files": [file_view(path, held) for path, held in kept]}
+    return {"file": file_view(*kept[0])}
 
 
 def _unpack(data: bytes, under: str) -> dict[str, tuple[bytes, str]]:

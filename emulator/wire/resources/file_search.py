@@ -442,7 +442,7 @@ async def _store_upload(
     # is active now and its operation done at the first poll, though the answer itself has no `done`.
     op_name = f"{store.name}/upload/operations/{doc_id}"
     forced = await stores.take_next(namespace)
-    op = _operation(ctx, namespace, op_name, response, 0.0, forced)
+    op = await _operation(ctx, namespace, op_name, response, 0.0, forced)
     await _add(
         ctx,
         namespace,
@@ -464,7 +464,7 @@ async def _store_upload(
 FAILED_STATUS = {"code": 3, "message": "Document processing failed."}  # best-known wording
 
 
-def _operation(
+async def _operation(
     ctx: Context,
     namespace: str,
     name: str,
@@ -473,8 +473,18 @@ def _operation(
     forced: tuple[str, dict[str, Any] | None] | None,
 ) -> Operation:
     """A document's operation: done with `response` on its schedule; held while the document is scripted to stay
-    STATE_PENDING, failed with the scripted error when it is to be STATE_FAILED."""
+    STATE_PENDING, failed with the scripted error when it is to be STATE_FAILED. On Redis the shared operations'
+    (polled through any process; its result given in the create's one Lua call)."""
     state, error = forced or ("", None)
+    shared = ctx.shared_operations
+    if shared is not None:
+        if state == "STATE_FAILED":
+            return await shared.create(
+                namespace, "fileSearch", name=name, error=error or FAILED_STATUS, delay_s=delay_s
+            )
+        return await shared.create(
+            namespace, "fileSearch", name=name, response=response, delay_s=delay_s, hold=state == "STATE_PENDING"
+        )
     if state == "STATE_FAILED":
         return ctx.operations.create(namespace, "fileSearch", name=name, error=error or FAILED_STATUS, delay_s=delay_s)
     return ctx.operations.create(
@@ -521,10 +531,22 @@ async def _add(
             text=text,
         )
     except BaseException as failure:
-        ctx.operations.remove(namespace, op_name)
+        await _forget(ctx, namespace, op_name)
         if isinstance(failure, fs.StoreFull):
             raise _store_full(stores_of(ctx).budget_bytes) from None
         raise
+
+
+async def _forget(ctx: Context, namespace: str, op_name: str) -> None:
+    """The operation of a document that was not added, forgotten (on Redis: best effort, Redis may be gone)."""
+    shared = ctx.shared_operations
+    if shared is None:
+        ctx.operations.remove(namespace, op_name)
+        return
+    try:
+        await shared.delete(namespace, op_name)
+    except errors.ApiError:
+        pass  # gone already, or Redis unreachable: the failure that brought us here is the answer
 
 
 def _store_full(limit: int) -> errors.ApiError:
@@ -569,7 +591,7 @@ async def _import(ctx: Context, target: Target, body: dict[str, Any], namespace:
     doc_id = fs.derived_id(plan["displayName"])
     response = {"@type": IMPORT_RESPONSE, "parent": store.name, "documentName": f"{store.name}/documents/{doc_id}"}
     forced = await stores.take_next(namespace)
-    op = _operation(ctx, namespace, f"{store.name}/operations/{doc_id}", response, None, forced)
+    op = await _operation(ctx, namespace, f"{store.name}/operations/{doc_id}", response, None, forced)
     await _add(
         ctx,
         namespace,
@@ -662,6 +684,8 @@ class FileSearchView:
             if found is None:
                 return False
             doc = found
+            if self.ctx.shared_operations is not None:  # the document and its shared operation in one Lua call
+                return self._set_shared(shared, namespace, doc, state, status)
         else:
             try:
                 doc = stores.document(namespace, name)
@@ -685,3 +709,16 @@ class FileSearchView:
             ready = doc.ready_at if state == "STATE_ACTIVE" else None
             return shared.set_state(namespace, doc.name, doc.forced_state, ready, doc.error)
         return True
+
+    @staticmethod
+    def _set_shared(
+        shared: RedisFileSearchStores, namespace: str, doc: fs.Document, state: str, status: dict[str, Any] | None
+    ) -> bool:
+        """set_state on Redis: the document's state and its operation's hold, failure or release in one call."""
+        if state == "STATE_ACTIVE":
+            return shared.set_state(
+                namespace, doc.name, "", min(doc.ready_at, time.time()), None, doc.operation, "release"
+            )
+        if state == "STATE_FAILED":
+            return shared.set_state(namespace, doc.name, state, None, status or FAILED_STATUS, doc.operation, "fail")
+        return shared.set_state(namespace, doc.name, state, None, doc.error, doc.operation, "hold")

@@ -62,9 +62,9 @@ async def handle(ctx: Context, request: Incoming, target: Target, record: Record
 async def _shared_page(
     ctx: Context, shared: RedisOperationStore, namespace: str, size: int, token: str
 ) -> tuple[list[Operation], str]:
-    """On the Redis store: the shared operations (Veo's), newest first, then this process's own (file search
-    imports: they stay with their per-process documents; a tuning create's is not listed, its job is shared); a
-    token names the next operation of either."""
+    """On the Redis store: the shared operations (Veo's, file search documents'), newest first, then this process's
+    own (none left but those of a store's own making; a tuning create's is not listed, its job is shared); a token
+    names the next operation of either."""
     ops = ctx.operations
     if token and ops.get(namespace, token) is not None:
         return ops.list(namespace, page_size=size, page_token=token)
