@@ -32,6 +32,18 @@ SCALING_CLAIMS: list[Claim] = [
         "key-less follow-ups, in production's alphabet and URL shape",
     ),
     Claim(
+        "redis-replicas-round-robin",
+        "docs/scaling.md's round-robin nginx block in front of replicas on --store redis://...",
+        "Two replicas on one Redis, two workers each, behind nginx's round robin (each call the next replica): "
+        "1,000 scripted entries answered exactly once to 50 concurrent clients, none left pending; a 17 MiB "
+        "google-genai upload whose start and three chunks alternate between the replicas (nginx's log) is one "
+        "file both replicas read with its sha256; a batch created through the proxy is polled done on each "
+        "replica; the key's journal read through either is the same whole log",
+        (_P + "test_replicas_on_redis_need_no_sticky_routing",),
+        source="the emulator's own deployment recipe (production has no replicas to route)",
+        divergence="deliberate: emulator-only",
+    ),
+    Claim(
         "replica-token-names",
         "POST /v1alpha/auth_tokens (google-genai auth_tokens.create)",
         "With --replica NAME an ephemeral token's name begins `auth_tokens/NAME-`, then 48 random hex digits; "

@@ -52,7 +52,7 @@ BINARIES = {"nginx": "/usr/sbin/nginx", "haproxy": "/usr/sbin/haproxy"}
 
 
 def recipe(language: str) -> str:
-    """The one ```language block of docs/scaling.md."""
+    """The one ```language block of docs/scaling.md (`nginx`, `haproxy`, `nginx round-robin`)."""
     blocks = re.findall(rf"^```{language}\n(.*?)^```$", DOC.read_text(encoding="utf-8"), re.S | re.M)
     assert len(blocks) == 1, f"docs/scaling.md has {len(blocks)} ```{language} blocks, not one"
     return str(blocks[0])
@@ -90,9 +90,10 @@ def _wait_listening(proc: subprocess.Popen[bytes], port: int, log: Path) -> None
     raise AssertionError(f"the proxy did not listen on {port}:\n{log.read_text(errors='replace')}")
 
 
-def _nginx_conf(directory: Path, ports: dict[str, int]) -> list[str]:
+def _nginx_conf(directory: Path, ports: dict[str, int], block: str = "nginx") -> list[str]:
     """nginx in the foreground with its pid, logs and temporary files in `directory`; the http block is the
-    document's."""
+    document's (its ```nginx block, or the one named `block`). `routed.log` says which replica answered each
+    request (its URI and upstream address)."""
     for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (directory / sub).mkdir()
     temp = "\n".join(
@@ -108,9 +109,8 @@ def _nginx_conf(directory: Path, ports: dict[str, int]) -> list[str]:
     conf = directory / "nginx.conf"
     conf.write_text(
         f"daemon off;\nworker_processes 1;\npid {directory / 'nginx.pid'};\nerror_log {directory / 'proxy.log'} warn;\n"
-        f"events {{ worker_connections 256; }}\nhttp {{\n    access_log off;\n{temp}\n"
-        + with_ports(recipe("nginx"), ports)
-        + "}\n",
+        f"events {{ worker_connections 256; }}\nhttp {{\n    log_format routed '$request_uri $upstream_addr';\n"
+        f"    access_log {directory / 'routed.log'} routed;\n{temp}\n" + with_ports(recipe(block), ports) + "}\n",
         encoding="utf-8",
     )
     return [BINARIES["nginx"], "-p", str(directory), "-e", str(directory / "proxy.log"), "-c", str(conf)]
@@ -135,20 +135,20 @@ def replicas() -> Iterator[dict[str, Served]]:
 
 
 @contextmanager
-def running_proxy(kind: str, ports: dict[str, int]) -> Iterator[str]:
-    """The `kind` proxy with the document's recipe on `ports` (replica names and "proxy"), in the foreground; its
-    URL. A proxy whose binary is absent skips."""
+def running_proxy(kind: str, ports: dict[str, int], block: str = "") -> Iterator[tuple[str, Path]]:
+    """The `kind` proxy with the document's recipe on `ports` (replica names and "proxy"), in the foreground: its
+    URL and its directory (nginx writes routed.log there). A proxy whose binary is absent skips."""
     if not os.access(BINARIES[kind], os.X_OK):
         pytest.skip(f"{BINARIES[kind]} is absent: `apt-get install {kind}` (Debian's package) brings it")
     directory = Path(tempfile.mkdtemp(prefix=f"gemini-emulator-{kind}-"))
     directory.chmod(0o755)  # nginx's workers run as another user when the test runs as root
-    command = (_nginx_conf if kind == "nginx" else _haproxy_conf)(directory, ports)
+    command = _nginx_conf(directory, ports, block or kind) if kind == "nginx" else _haproxy_conf(directory, ports)
     log = directory / "proxy.log"
     with log.open("ab") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         _wait_listening(proc, ports["proxy"], log)
-        yield f"http://127.0.0.1:{ports['proxy']}"
+        yield f"http://127.0.0.1:{ports['proxy']}", directory
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)  # both: a fast shutdown
@@ -164,7 +164,7 @@ def running_proxy(kind: str, ports: dict[str, int]) -> Iterator[str]:
 def proxy(request: pytest.FixtureRequest, replicas: dict[str, Served]) -> Iterator[Proxy]:
     kind = str(request.param)
     ports = {name: served.port for name, served in replicas.items()} | {"proxy": free_port("127.0.0.1")}
-    with running_proxy(kind, ports) as url:
+    with running_proxy(kind, ports) as (url, _):
         yield Proxy(kind, url, replicas)
 
 
@@ -347,7 +347,7 @@ def test_a_replica_that_was_still_starting_gets_its_keys_at_once() -> None:
     ports = {"r0": r0.port, "r1": r1_port, "proxy": free_port("127.0.0.1")}
     r1: Served | None = None
     try:
-        with running_proxy("nginx", ports) as url:
+        with running_proxy("nginx", ports) as (url, _):
             keys = [f"starting-key-{i}" for i in range(12)]
             assert {replica_of(url, key) for key in keys} == {"r0"}  # r1 refused each of its keys' connections
             r1 = spawn("--replica", "r1", port=r1_port)  # returns once its health route answers
@@ -356,3 +356,88 @@ def test_a_replica_that_was_still_starting_gets_its_keys_at_once() -> None:
         r0.terminate()
         if r1 is not None:
             r1.terminate()
+
+
+GENERATE = f"/v1beta/models/{MODEL}:generateContent"
+
+
+def test_replicas_on_redis_need_no_sticky_routing(redis_url: str) -> None:
+    """docs/scaling.md's round-robin block in front of two replicas on one Redis, two workers each (four
+    processes): 1,000 scripted entries are each answered exactly once to 50 concurrent clients; a 17 MiB
+    google-genai upload's start and chunks alternate between the replicas and make one file both read; a batch
+    created through the proxy is polled done on each replica; the journal is the same whole log on both."""
+    replicas = {name: spawn("--store", redis_url, "--workers", "2", "--replica", name) for name in REPLICAS}
+    ports = {name: served.port for name, served in replicas.items()} | {"proxy": free_port("127.0.0.1")}
+    key = "round-robin-key"
+    try:
+        with running_proxy("nginx", ports, "nginx round-robin") as (url, directory):
+            assert {replica_of(url, key) for _ in range(4)} == set(REPLICAS)  # each call the next replica
+            entries = [{"name": f"e{i}", "text": f"answer {i}"} for i in range(1000)]
+            with closing(AdminClient(url, api_key=key)) as admin:
+                admin.clear()
+                admin.script(*entries)
+            texts = asyncio.run(_generate_many(url, key, 1000, clients=50))
+            assert sorted(texts) == sorted(e["text"] for e in entries)  # every text exactly once
+            with closing(AdminClient(url, api_key=key)) as admin:
+                assert admin.pending() == []
+
+            data = bytes(range(256)) * (UPLOAD_BYTES // 256)
+            through = sdk(url, key)  # kept: a client collected closes its connections
+            direct = {name: sdk(served.url, key) for name, served in replicas.items()}
+            uploaded = through.files.upload(file=io.BytesIO(data), config={"mime_type": "text/plain"})
+            assert uploaded.name and uploaded.size_bytes == len(data)
+            for client in direct.values():
+                got = client.files.get(name=uploaded.name)
+                assert got.size_bytes == len(data) and got.sha256_hash == uploaded.sha256_hash
+            routed = (directory / "routed.log").read_text().splitlines()
+            uploads = [line.split()[1] for line in routed if line.startswith("/upload/")]
+            assert len(uploads) == 4 and len(set(uploads)) == 2, routed[-8:]  # the start and 3 chunks, alternating
+
+            requests = [{"contents": [{"parts": [{"text": f"q{i}"}], "role": "user"}]} for i in range(3)]
+            job = through.batches.create(model=MODEL, src=requests)
+            for client in direct.values():
+                done = _polled_done(client, str(job.name))
+                assert done.state == types.JobState.JOB_STATE_SUCCEEDED
+            logs = [_journal(served.url, key) for served in replicas.values()]
+            assert logs[0] == logs[1] and len(logs[0]) > 1000
+    finally:
+        for served in replicas.values():
+            served.terminate()
+
+
+async def _generate_many(url: str, key: str, count: int, clients: int) -> list[str]:
+    """`count` generate calls from `clients` connections through the proxy: the answers' texts (200s only)."""
+    texts: list[str] = []
+    left = iter(range(count))
+
+    async def client() -> None:
+        async with httpx.AsyncClient(base_url=url, headers={"x-goog-api-key": key}, timeout=30) as http:
+            for _ in left:
+                answer = await http.post(GENERATE, json={"contents": [{"role": "user", "parts": [{"text": "x"}]}]})
+                assert answer.status_code == 200, answer.text
+                texts.append(answer.json()["candidates"][0]["content"]["parts"][0]["text"])
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return texts
+
+
+def _journal(url: str, key: str) -> list[tuple[int, str]]:
+    """The key's whole journal read through `url`: each record's id and path, in order."""
+    records: list[tuple[int, str]] = []
+    since = 0
+    for _ in range(100):  # pages
+        page = httpx.get(url + "/__emulator/journal", params={"since": since}, headers={"x-goog-api-key": key}).json()
+        records += [(r["id"], r["path"]) for r in page["records"]]
+        if "next" not in page:
+            return records
+        since = page["next"]
+    raise AssertionError("the journal did not end within 100 pages")
+
+
+def _polled_done(client: genai.Client, name: str) -> types.BatchJob:
+    for _ in range(600):  # x 50 ms: a bound, not a speed check
+        seen = client.batches.get(name=name)
+        if seen.done:
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"{name} was not done within 30 s")
