@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from time import monotonic
 from typing import Any
@@ -155,6 +155,45 @@ class RedisLink:
             if self.failing:
                 self.failing, self._quiet, self._last_log = False, 0, -LOG_EVERY_S
                 log.warning("state store %s answers again", self.shown)
+
+
+class LuaScripts:
+    """One store's Lua scripts on its RedisLink, registered once per client (the sync one; each event loop's
+    asyncio one): `await call(name, args, keys)` on the request path, `call_sync` in threads (the admin API's).
+    A Redis that cannot be reached is the 503 (RedisLink.unavailable); the first success after failures logs
+    that it answers again."""
+
+    def __init__(self, link: RedisLink, scripts: Mapping[str, str]) -> None:
+        self.link = link
+        self.scripts = dict(scripts)
+        self._aio: dict[str, Any] = {}
+        self._aio_client: Any = None
+        self._sync: dict[str, Any] = {}
+
+    async def call(self, name: str, args: Sequence[Any], keys: Sequence[str] = ()) -> Any:
+        try:
+            client = self.link.aio
+            if client is not self._aio_client:
+                self._aio = {script: client.register_script(text) for script, text in self.scripts.items()}
+                self._aio_client = client
+            result = await self._aio[name](keys=list(keys), args=list(args))
+        except failures() as exc:
+            raise self.link.unavailable(exc) from None
+        if self.link.failing:
+            self.link.recovered()
+        return result
+
+    def call_sync(self, name: str, args: Sequence[Any], keys: Sequence[str] = ()) -> Any:
+        try:
+            if not self._sync:
+                client = self.link.sync
+                self._sync = {script: client.register_script(text) for script, text in self.scripts.items()}
+            result = self._sync[name](keys=list(keys), args=list(args))
+        except failures() as exc:
+            raise self.link.unavailable(exc) from None
+        if self.link.failing:
+            self.link.recovered()
+        return result
 
 
 def _reason(exc: BaseException) -> str:

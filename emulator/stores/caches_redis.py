@@ -32,7 +32,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink
 from gemini_emulator.stores.caches import (
     MAX_BYTES,
     MAX_BYTES_PER_NAMESPACE,
@@ -225,9 +225,7 @@ class RedisCacheStore:
         self.max_per_namespace = max_per_namespace
         self.max_bytes_per_namespace = max_bytes_per_namespace
         self.max_bytes = max_bytes
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, SCRIPTS)  # its Lua calls (seam.state)
         self.sync_reads = 0
 
     def now(self) -> int:
@@ -235,25 +233,10 @@ class RedisCacheStore:
 
     # --- calls -------------------------------------------------------------------------------------------
     async def _call(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(text) for name, text in SCRIPTS.items()}
-                self._aio_client = client
-            result = await self._aio[script](args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return await self._lua.call(script, args)
 
     def _call_sync(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(text) for name, text in SCRIPTS.items()}
-            return self._sync[script](args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
+        return self._lua.call_sync(script, args)
 
     # --- the request path --------------------------------------------------------------------------------
     async def create(self, namespace: str, entry: CachedContent, expires: int) -> CachedContent:

@@ -53,7 +53,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
 from gemini_emulator.stores import file_search as fs
 from gemini_emulator.stores.file_search import Document, FileSearchStore, Hit, Prepared, StoreFull
 from gemini_emulator.stores.operations_redis import PREFIX as OPERATIONS
@@ -468,23 +468,11 @@ class RedisFileSearchStores:
         self._parsed: OrderedDict[tuple[str, str, int], tuple[Document, int]] = OrderedDict()
         self._parsed_bytes = 0
         self._lock = threading.Lock()
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, SCRIPTS)  # its Lua calls (seam.state)
 
     # --- calls -------------------------------------------------------------------------------------------
     async def _call(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(text) for name, text in SCRIPTS.items()}
-                self._aio_client = client
-            result = await self._aio[script](keys=[], args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return await self._lua.call(script, args)
 
     async def _command(self, method: str, *args: Any) -> Any:
         try:
@@ -496,12 +484,7 @@ class RedisFileSearchStores:
         return result
 
     def _call_sync(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(text) for name, text in SCRIPTS.items()}
-            return self._sync[script](args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
+        return self._lua.call_sync(script, args)
 
     # --- stores ------------------------------------------------------------------------------------------
     async def create(self, namespace: str, display_name: str = "", embedding_model: str = "") -> FileSearchStore:

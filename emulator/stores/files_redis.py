@@ -50,7 +50,7 @@ from typing import Any
 
 import orjson
 
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
 from gemini_emulator.stores.files import (
     EXPIRY_NS,
     MAX_FILE_BYTES,
@@ -485,33 +485,16 @@ class RedisFileStore:
         self.max_file_bytes = max_file_bytes
         self.max_per_namespace = max_per_namespace
         self.token = secrets.token_hex(8)
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, SCRIPTS)  # its Lua calls (seam.state)
         # upload id -> (the running sha256 of its bytes, how many): the sessions this process fed last
         self._digests: OrderedDict[str, tuple[Any, int]] = OrderedDict()
 
     # --- calls -------------------------------------------------------------------------------------------
     async def _call(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(text) for name, text in SCRIPTS.items()}
-                self._aio_client = client
-            result = await self._aio[script](keys=[], args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return await self._lua.call(script, args)
 
     def _call_sync(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(text) for name, text in SCRIPTS.items()}
-            return self._sync[script](args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
+        return self._lua.call_sync(script, args)
 
     async def _get(self, key: str) -> bytes | None:
         try:

@@ -37,7 +37,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
 from gemini_emulator.stores.interactions import (
     HEAD,
     MAX_BYTES,
@@ -189,30 +189,13 @@ class RedisInteractionStore:
         # client left is never settled: past the bound the oldest is no longer renewed)
         self._runs: dict[tuple[str, str], None] = {}
         self._beat: asyncio.Task[None] | None = None
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, SCRIPTS)  # its Lua calls (seam.state)
 
     async def _call(self, script: str, args: list[Any], keys: list[str] | None = None) -> Any:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(body) for name, body in SCRIPTS.items()}
-                self._aio_client = client
-            result = await self._aio[script](keys=keys or [], args=args)
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return await self._lua.call(script, args, keys or ())
 
     def _call_sync(self, script: str, args: list[Any], keys: list[str] | None = None) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(body) for name, body in SCRIPTS.items()}
-            return self._sync[script](keys=keys or [], args=args)
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
+        return self._lua.call_sync(script, args, keys or ())
 
     @staticmethod
     def _fields(stored: Stored, state: str) -> list[Any]:

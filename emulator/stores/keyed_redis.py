@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
 from gemini_emulator.stores.keyed import Full, Page
 
 T = TypeVar("T")
@@ -225,9 +225,7 @@ class RedisKeyed(Generic[T]):
         self.per_namespace, self.overall = per_namespace, overall
         self.bytes_per_namespace, self.bytes_overall = bytes_per_namespace, bytes_overall
         self.prefix = f"{KEY_PREFIX}k:{self.kind}:"
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, self.scripts)  # its Lua calls (seam.state)
 
     # --- what a store gives ------------------------------------------------------------------------------
     def dump(self, record: T) -> bytes:
@@ -253,28 +251,10 @@ class RedisKeyed(Generic[T]):
 
     # --- calls -------------------------------------------------------------------------------------------
     async def _call(self, script: str, *args: Any) -> Any:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(body) for name, body in self.scripts.items()}
-                self._aio_client = client
-            result = await self._aio[script](args=[self.prefix, *args])
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return await self._lua.call(script, [self.prefix, *args])
 
     def _call_sync(self, script: str, *args: Any) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(body) for name, body in self.scripts.items()}
-            result = self._sync[script](args=[self.prefix, *args])
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return self._lua.call_sync(script, [self.prefix, *args])
 
     def _bound(self, code: int) -> Exception:
         """The `full` a refused ADD or SWAP code names (Keyed's wording)."""

@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.protocol import errors
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink
 from gemini_emulator.stores.operations import (
     CANCELLED_STATUS,
     MAX_PER_NAMESPACE,
@@ -262,30 +262,13 @@ class RedisOperationStore:
         self.max_per_namespace = max_per_namespace
         self.clock = time.time
         self.lease_ms = LEASE_MS
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, SCRIPTS)  # its Lua calls (seam.state)
 
     async def _call(self, script: str, args: Sequence[Any], keys: Sequence[str] = ()) -> Any:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(text) for name, text in SCRIPTS.items()}
-                self._aio_client = client
-            result = await self._aio[script](keys=list(keys), args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return await self._lua.call(script, args, keys)
 
     def _call_sync(self, script: str, args: Sequence[Any], keys: Sequence[str] = ()) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(text) for name, text in SCRIPTS.items()}
-            return self._sync[script](keys=list(keys), args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
+        return self._lua.call_sync(script, args, keys)
 
     # --- the request path --------------------------------------------------------------------------------
     async def create(

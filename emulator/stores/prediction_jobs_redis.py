@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
 
 PREFIX = KEY_PREFIX + "bp:"
 PLAN_PREFIX = KEY_PREFIX + "b:plan:"  # stores/batches_redis.py RedisPlans: the caller's plan, shared with batches
@@ -130,30 +130,13 @@ class RedisPredictionJobs:
         self.link = link
         self.max_per_namespace = max_per_namespace
         self.clock = time.time  # the wall clock every process of a host shares
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, SCRIPTS)  # its Lua calls (seam.state)
 
     async def _call(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(text) for name, text in SCRIPTS.items()}
-                self._aio_client = client
-            result = await self._aio[script](keys=[], args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
-        return result
+        return await self._lua.call(script, args)
 
     def _call_sync(self, script: str, args: Sequence[Any]) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(text) for name, text in SCRIPTS.items()}
-            return self._sync[script](args=list(args))
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
+        return self._lua.call_sync(script, args)
 
     async def create(
         self, namespace: str, parent: str, body: dict[str, Any], default_plan: dict[str, Any]

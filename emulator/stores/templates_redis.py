@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.seam import SHARED
-from gemini_emulator.seam.state import KEY_PREFIX, RedisLink, failures
+from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink
 from gemini_emulator.stores.templates import MAX_NAMESPACES, MAX_TEMPLATES, Template, parse
 
 PREFIX = KEY_PREFIX + "t:"
@@ -99,17 +99,10 @@ class RedisTemplateStore:
     def __init__(self, link: RedisLink) -> None:
         self.link = link
         self._parsed: OrderedDict[tuple[str, str, str], Template] = OrderedDict()
-        self._aio: dict[str, Any] = {}
-        self._aio_client: Any = None
-        self._sync: dict[str, Any] = {}
+        self._lua = LuaScripts(link, SCRIPTS)  # its Lua calls (seam.state)
 
     def _call_sync(self, script: str, *args: Any) -> Any:
-        try:
-            if not self._sync:
-                self._sync = {name: self.link.sync.register_script(body) for name, body in SCRIPTS.items()}
-            return self._sync[script](args=[PREFIX, *args])
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
+        return self._lua.call_sync(script, [PREFIX, *args])
 
     def _template(self, namespace: str, version: str, source: bytes) -> Template:
         """The parsed template of `source` (as it was set at `version`), parsed once per process."""
@@ -125,16 +118,7 @@ class RedisTemplateStore:
 
     # --- the request path --------------------------------------------------------------------------------
     async def find(self, namespace: str, template_id: str) -> Template | None:
-        try:
-            client = self.link.aio
-            if client is not self._aio_client:
-                self._aio = {name: client.register_script(body) for name, body in SCRIPTS.items()}
-                self._aio_client = client
-            reply = await self._aio["find"](args=[PREFIX, namespace, SHARED, template_id])
-        except failures() as exc:
-            raise self.link.unavailable(exc) from None
-        if self.link.failing:
-            self.link.recovered()
+        reply = await self._lua.call("find", [PREFIX, namespace, SHARED, template_id])
         if not reply:
             return None
         return self._template(_text(reply[0]), _text(reply[1]), bytes(reply[2]))
