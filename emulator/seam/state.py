@@ -196,6 +196,11 @@ class LuaScripts:
         return result
 
 
+def reply_text(value: Any) -> str:
+    """A Redis reply's value as text (redis-py answers bytes; a decoded client or a number, as is)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def _reason(exc: BaseException) -> str:
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return text[:200]

@@ -43,6 +43,7 @@ import orjson
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores.batches import BatchJob, Plan, Plans
 from gemini_emulator.stores.operations import MAX_PER_NAMESPACE, Operation
 
@@ -345,10 +346,6 @@ def plan_from(raw: bytes | str) -> Plan:
         hold=bool(data["hold"]),
         error=data.get("error"),
     )
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisBatchStore:

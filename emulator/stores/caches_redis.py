@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores.caches import (
     MAX_BYTES,
     MAX_BYTES_PER_NAMESPACE,
@@ -201,10 +202,6 @@ SCRIPTS = {"create": CREATE, "read": READ, "page": PAGE, "expiry": EXPIRY, "dele
 _FETCHED: contextvars.ContextVar[tuple[str, str, CachedContent | None] | None] = contextvars.ContextVar(
     "gemini_emulator_fetched_cache", default=None
 )
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisCacheStore:

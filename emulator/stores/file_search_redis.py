@@ -54,6 +54,7 @@ import orjson
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores import file_search as fs
 from gemini_emulator.stores.file_search import Document, FileSearchStore, Hit, Prepared, StoreFull
 from gemini_emulator.stores.operations_redis import PREFIX as OPERATIONS
@@ -336,10 +337,6 @@ SCRIPTS = {
     "all": ALL,
     "reset": RESET,
 }
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _fields(flat: Any) -> dict[str, bytes]:

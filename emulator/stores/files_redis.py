@@ -51,6 +51,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores.files import (
     EXPIRY_NS,
     MAX_FILE_BYTES,
@@ -361,10 +362,6 @@ SCRIPTS = {
     "set_state": SET_STATE,
     "reset": RESET,
 }
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _fields(flat: Any) -> dict[str, str]:

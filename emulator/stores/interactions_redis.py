@@ -38,6 +38,7 @@ import orjson
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores.interactions import (
     HEAD,
     MAX_BYTES,
@@ -160,10 +161,6 @@ SCRIPTS = {"beat": BEAT, "put": PUT, "settle": SETTLE, "read": READ, "delete": D
 def _now() -> str:
     """Now as an interaction's `updated` prints it (wire/media/interactions.py's form)."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisInteractionStore:

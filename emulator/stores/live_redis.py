@@ -38,6 +38,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores.live import (
     MAX_HANDLES,
     MAX_TOKEN_BYTES,
@@ -168,10 +169,6 @@ SCRIPTS = {"mint": MINT, "read": READ, "spend": SPEND, "save": SAVE, "forget": F
 def token_id(name: str) -> str:
     """The key part standing for a token: its name is a credential, never written to Redis."""
     return hashlib.sha256(name.encode()).hexdigest()[:40]
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _token(name: str, row: Sequence[Any]) -> Token:

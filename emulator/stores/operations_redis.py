@@ -46,6 +46,7 @@ import orjson
 
 from gemini_emulator.protocol import errors
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores.operations import (
     CANCELLED_STATUS,
     MAX_PER_NAMESPACE,
@@ -237,10 +238,6 @@ SCRIPTS = {
     "release": RELEASE,
     "reset": RESET,
 }
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _fields(flat: Any) -> dict[bytes, bytes]:

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink, failures
+from gemini_emulator.seam.state import reply_text as _text
 
 PREFIX = KEY_PREFIX + "bp:"
 PLAN_PREFIX = KEY_PREFIX + "b:plan:"  # stores/batches_redis.py RedisPlans: the caller's plan, shared with batches
@@ -104,10 +105,6 @@ return #names
 """
 
 SCRIPTS = {"create": CREATE, "read": READ, "page": PAGE, "cancel": CANCEL, "delete": DELETE, "reset": RESET}
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def fields(flat: Any) -> dict[str, str]:

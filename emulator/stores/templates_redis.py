@@ -24,6 +24,7 @@ import orjson
 
 from gemini_emulator.seam import SHARED
 from gemini_emulator.seam.state import KEY_PREFIX, LuaScripts, RedisLink
+from gemini_emulator.seam.state import reply_text as _text
 from gemini_emulator.stores.templates import MAX_NAMESPACES, MAX_TEMPLATES, Template, parse
 
 PREFIX = KEY_PREFIX + "t:"
@@ -85,10 +86,6 @@ return {redis.call('GET', P .. 'v:' .. ns) or '0', sources}
 """
 
 SCRIPTS = {"set": SET, "find": FIND, "remove": REMOVE, "listed": LISTED}
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisTemplateStore:
